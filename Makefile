@@ -1,0 +1,80 @@
+# cfq-prio: every entry point.  `make help` lists them.
+#
+# DEBUG=1 builds and boots the debug kernel (KASAN, lockdep, ...) instead of
+# the guest kernel.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+DEBUG ?= 0
+export DEBUG
+FLAVOR := $(if $(filter 1,$(DEBUG)),debug,guest)
+KOUT := build/kernel-$(FLAVOR)
+IMAGE := build/image/cfq-prio.raw
+MKOSI_EXTRA := $(shell find mkosi.extra -type f -o -type l 2>/dev/null)
+KVM := $(if $(shell grep -wE 'vmx|svm' /proc/cpuinfo 2>/dev/null | head -1),yes,no)
+
+.PHONY: help deps kernel kernel-export kernel-reset kernel-tree image qemu \
+	check demo clean distclean
+
+help:
+	@echo "cfq-prio: the CFQ I/O priority scheduler on Linux 6.12, in a QEMU guest"
+	@echo
+	@echo "  make demo          build everything, boot the guest headless and show it"
+	@echo "  make check         host tests, then the guest test suite in QEMU"
+	@echo "  make qemu          boot the image interactively (also: mkosi qemu)"
+	@echo
+	@echo "  make deps          install the build and run dependencies"
+	@echo "  make kernel        extract the kernel, apply kernel/patches, build"
+	@echo "  make kernel-export write the kernel tree's commits to kernel/patches/"
+	@echo "  make kernel-reset  reset the kernel tree to the series in kernel/patches/"
+	@echo "  make image         build the Debian bookworm image with mkosi"
+	@echo "  make clean         remove build outputs, keep the kernel tree"
+	@echo "  make distclean     remove build/ entirely"
+	@echo
+	@echo "  DEBUG=1            use the debug kernel (KASAN, lockdep, list debugging)"
+
+deps:
+	@scripts/deps.sh all
+
+kernel-tree:
+	@scripts/deps.sh kernel
+	@scripts/kernel.sh tree
+
+kernel:
+	@scripts/deps.sh kernel
+	@scripts/kernel.sh build
+
+kernel-export:
+	@scripts/kernel.sh export
+
+kernel-reset:
+	@scripts/kernel.sh reset
+
+image: kernel
+	@$(MAKE) --no-print-directory $(IMAGE)
+
+$(IMAGE): $(KOUT)/build-id mkosi.conf $(MKOSI_EXTRA)
+	@scripts/deps.sh image
+	@scripts/image.sh build
+
+qemu: image
+	@scripts/deps.sh qemu
+	@echo "qemu: booting $$(cat $(KOUT)/release) with mkosi; leave with Ctrl-a x"
+	mkosi --qemu-kernel=$(KOUT)/bzImage --qemu-kvm=$(KVM) qemu
+
+check:
+	@scripts/deps.sh all
+	@tests/check.sh
+
+demo: image
+	@scripts/deps.sh qemu
+	@scripts/vm.sh demo
+
+clean:
+	rm -rf build/kobj-* build/kernel-* build/image build/image-modules \
+		build/check build/demo build/bench build/*.log build/check-*.txt
+
+distclean:
+	rm -rf build

@@ -1,0 +1,122 @@
+#!/bin/bash
+# Boot the image headless with our kernel and run one mode inside it.
+#
+#   scripts/vm.sh MODE        MODE: check, demo or bench
+#
+# The project tree is shared read-only (9p tag cfqsrc), build/MODE/ is the
+# results folder (tag cfqout).  The root disk is used as a snapshot, so runs
+# never change the image; a fresh 1 GiB virtio-blk scratch disk (serial
+# cfq-scratch) is attached for tests that write.  The console goes to
+# build/MODE/console.log; the guest's own log is streamed as it grows.
+#
+# Environment: DEBUG=1 boots the debug kernel; TIMEOUT=seconds bounds the
+# whole run (default 2400); CFQ_TESTS=regex picks guest tests; ACCEL=kvm or
+# tcg overrides the choice of accelerator.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$top/build
+mode=${1:?usage: vm.sh check|demo|bench}
+flavor=guest
+[ "${DEBUG:-0}" = 1 ] && flavor=debug
+kdir=$build/kernel-$flavor
+image=$build/image/cfq-prio.raw
+out=$build/$mode
+limit=${TIMEOUT:-2400}
+
+say() { printf 'vm: %s\n' "$*" >&2; }
+die() { printf 'vm: error: %s\n' "$*" >&2; exit 1; }
+
+[ -f "$kdir/bzImage" ] || die "no kernel in ${kdir#"$top"/} (run: make kernel${DEBUG:+ DEBUG=$DEBUG})"
+[ -f "$image" ] || die "no image at ${image#"$top"/} (run: make image)"
+[ -d "$build/image-modules/usr/lib/modules/$(cat "$kdir/release")" ] ||
+	die "the image lacks the modules of $(cat "$kdir/release") (run: make image)"
+[ "$image" -nt "$kdir/bzImage" ] ||
+	die "the image is older than the kernel, its modules would not match (run: make image)"
+
+# KVM only where the CPU offers it and a guest really boots with it; plain
+# emulation otherwise (nested virtualization does not work on our machines).
+accel=${ACCEL:-}
+if [ -z "$accel" ]; then
+	accel=tcg
+	if grep -qwE 'vmx|svm' /proc/cpuinfo && [ -w /dev/kvm ]; then
+		accel=kvm
+	fi
+fi
+
+root_uuid=$(sfdisk -J "$image" | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["partitiontable"]["partitions"]:
+    if p["type"].upper() == "4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709":
+        print(p["uuid"])
+        break')
+[ -n "$root_uuid" ] || die "no x86-64 root partition in ${image#"$top"/}"
+
+boot() {
+	local accel_opt
+	case $1 in
+	kvm) accel_opt=kvm ;;
+	*) accel_opt=tcg,thread=multi ;;
+	esac
+	rm -rf "$out"
+	mkdir -p "$out"
+	truncate -s 1G "$out/scratch.img"
+	{
+		echo "EXPECT_RELEASE=$(cat "$kdir/release")"
+		echo "EXPECT_BUILD_ID=$(cat "$kdir/build-id")"
+		echo "CFQ_TESTS='${CFQ_TESTS:-}'"
+	} >"$out/env"
+	say "booting $(cat "$kdir/release") ($1) for '$mode', at most $limit s; console: ${out#"$top"/}/console.log"
+	timeout -k 10 "$limit" qemu-system-x86_64 \
+		-machine q35 -accel "$accel_opt" -cpu max -smp 2 -m 2G \
+		-nodefaults -nographic -no-reboot \
+		-serial "file:$out/console.log" -monitor none \
+		-kernel "$kdir/bzImage" \
+		-append "root=PARTUUID=$root_uuid rw console=ttyS0 loglevel=5 panic=-1 systemd.firstboot=off systemd.show_status=error cfqprio.run=$mode" \
+		-object rng-random,filename=/dev/urandom,id=rng0 \
+		-device virtio-rng-pci,rng=rng0 \
+		-device virtio-scsi-pci,id=scsi \
+		-drive "if=none,id=root,file=$image,format=raw,snapshot=on" \
+		-device scsi-hd,drive=root \
+		-drive "if=none,id=scratch,file=$out/scratch.img,format=raw,cache=unsafe" \
+		-device virtio-blk-pci,drive=scratch,serial=cfq-scratch \
+		-virtfs "local,path=$top,mount_tag=cfqsrc,security_model=none,readonly=on" \
+		-virtfs "local,path=$out,mount_tag=cfqout,security_model=none" \
+		</dev/null &
+	local qpid=$! shown=0 n
+	# Stream the guest's log while it runs.
+	while kill -0 $qpid 2>/dev/null; do
+		sleep 2
+		if [ -f "$out/log" ]; then
+			n=$(wc -l <"$out/log")
+			if [ "$n" -gt "$shown" ]; then
+				sed -n "$((shown + 1)),${n}p" "$out/log" >&2
+				shown=$n
+			fi
+		fi
+	done
+	local rc=0
+	wait $qpid || rc=$?
+	[ -f "$out/log" ] && sed -n "$((shown + 1)),\$p" "$out/log" >&2
+	return $rc
+}
+
+rc=0
+boot $accel || rc=$?
+if [ $accel = kvm ] && [ ! -f "$out/started" ]; then
+	say "the guest did not start under KVM: falling back to emulation"
+	rc=0
+	boot tcg || rc=$?
+fi
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	die "the guest did not finish within $limit s and was stopped; console log: ${out#"$top"/}/console.log"
+fi
+if [ ! -f "$out/started" ]; then
+	tail -n 20 "$out/console.log" >&2 || true
+	die "the guest did not boot to the test service (qemu exit $rc); console log: ${out#"$top"/}/console.log"
+fi
+if [ ! -f "$out/status" ]; then
+	tail -n 20 "$out/console.log" >&2 || true
+	die "the guest stopped before '$mode' finished (qemu exit $rc); console log: ${out#"$top"/}/console.log"
+fi
+exit "$(cat "$out/status")"
