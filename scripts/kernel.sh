@@ -6,6 +6,7 @@
 #   scripts/kernel.sh build    configure from kernel/config/ and build
 #   scripts/kernel.sh export   write the tree's commits to kernel/patches/
 #   scripts/kernel.sh reset    drop the tree's commits and re-apply the series
+#   scripts/kernel.sh headers  install the uapi headers into build/headers/
 #   scripts/kernel.sh srcdir   print the tree's path
 #
 # The tree build/linux-VERSION/ is a git repository: the pristine tree is its
@@ -216,7 +217,7 @@ kmake() {
 	make -C "$ksrc" O="$kobj" -j"$jobs" \
 		CC="ccache gcc" HOSTCC="ccache gcc" \
 		KBUILD_BUILD_TIMESTAMP="cfq-prio" KBUILD_BUILD_USER=cfq-prio \
-		KBUILD_BUILD_HOST=build "$@"
+		KBUILD_BUILD_HOST=build LOCALVERSION= "$@"
 }
 
 tree_sum() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum); }
@@ -250,12 +251,22 @@ cmd_build() {
 	say "built $(cat "$out/release") in $((SECONDS - t0)) s ($(wc -l <"$build/kernel-$flavor.warnings") warning line(s))"
 }
 
+# The patched uapi headers, for the tools and tests built against them.
+cmd_headers() {
+	cmd_tree
+	kobj=$build/kobj-headers
+	mkdir -p "$kobj"
+	kmake INSTALL_HDR_PATH="$build/headers" headers_install >"$build/headers.log" 2>&1 ||
+		{ tail -20 "$build/headers.log" >&2; die "headers_install failed: see build/headers.log"; }
+}
+
 cmd=${1:-build}
 case $cmd in
 tree) cmd_tree ;;
 build) cmd_build ;;
 export) cmd_export ;;
 reset) cmd_reset ;;
+headers) cmd_headers ;;
 srcdir) find_source; echo "$build/linux-$src_version" ;;
 *) die "unknown command '$cmd'" ;;
 esac
