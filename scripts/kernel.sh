@@ -90,12 +90,19 @@ extract() {
 	local mk="$tmp/Makefile" tv
 	tv=$(awk '/^VERSION =/{v=$3} /^PATCHLEVEL =/{p=$3} /^SUBLEVEL =/{s=$3} END{print v"."p"."s}' "$mk")
 	[ "$tv" = "$src_version" ] || die "$src_desc unpacks a $tv tree, expected $src_version"
+	# Debian's tree ignores everything at its top level (its packaging
+	# does not track it): drop that rule, or the new files of our series
+	# would be ignored.
+	if [ -f "$tmp/.gitignore" ]; then
+		sed -i '/^# Debian packaging: ignore everything/,/^!\/debian\/$/d' "$tmp/.gitignore"
+	fi
 	say "recording the pristine tree in git"
 	git -C "$tmp" init -q -b upstream
 	git -C "$tmp" config core.autocrlf false
 	git -C "$tmp" config gc.auto 0
 	git -C "$tmp" add -A -f .
-	ksrc=$tmp git_k commit -q -m "Linux $src_version from $src_desc (pristine)"
+	ksrc=$tmp git_k commit -q -m "Linux $src_version from $src_desc (pristine)" \
+		-m "Debian's rule that ignores everything at the top level is dropped from .gitignore."
 	git -C "$tmp" tag pristine
 	git -C "$tmp" checkout -q -b cfq-prio
 	mv "$tmp" "$ksrc"
@@ -256,8 +263,12 @@ cmd_headers() {
 	cmd_tree
 	kobj=$build/kobj-headers
 	mkdir -p "$kobj"
-	kmake INSTALL_HDR_PATH="$build/headers" headers_install >"$build/headers.log" 2>&1 ||
+	kmake INSTALL_HDR_PATH="$kobj/install" headers_install >"$build/headers.log" 2>&1 ||
 		{ tail -20 "$build/headers.log" >&2; die "headers_install failed: see build/headers.log"; }
+	# Copy only what changed, so that what is built against them is not
+	# rebuilt for nothing.
+	mkdir -p "$build/headers"
+	rsync -r --checksum --delete "$kobj/install/" "$build/headers/"
 }
 
 cmd=${1:-build}
