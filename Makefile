@@ -15,7 +15,10 @@ IMAGE := build/image/cfq-prio.raw
 MKOSI_EXTRA := $(shell find mkosi.extra -type f -o -type l 2>/dev/null)
 KVM := $(if $(shell grep -wE 'vmx|svm' /proc/cpuinfo 2>/dev/null | head -1),yes,no)
 
-.PHONY: help deps kernel kernel-export kernel-reset kernel-tree image qemu \
+USERSPACE_SRC := $(wildcard userspace/*.c userspace/*.h userspace/Makefile \
+	userspace/ioprio.1 userspace/*completion)
+
+.PHONY: help deps kernel kernel-export kernel-reset kernel-tree headers userspace test-progs image qemu \
 	check demo clean distclean
 
 help:
@@ -29,6 +32,8 @@ help:
 	@echo "  make kernel        extract the kernel, apply kernel/patches, build"
 	@echo "  make kernel-export write the kernel tree's commits to kernel/patches/"
 	@echo "  make kernel-reset  reset the kernel tree to the series in kernel/patches/"
+	@echo "  make headers       install the patched uapi headers into build/headers/"
+	@echo "  make userspace     build the ioprio command against them"
 	@echo "  make image         build the Debian bookworm image with mkosi"
 	@echo "  make clean         remove build outputs, keep the kernel tree"
 	@echo "  make distclean     remove build/ entirely"
@@ -52,10 +57,28 @@ kernel-export:
 kernel-reset:
 	@scripts/kernel.sh reset
 
-image: kernel
+headers:
+	@scripts/deps.sh kernel
+	@scripts/kernel.sh headers
+
+userspace: headers
+	@$(MAKE) --no-print-directory -s -C userspace O=$(CURDIR)/build/userspace \
+		HEADERS=$(CURDIR)/build/headers/include
+
+# Test programs the guest runs from the shared tree.
+TEST_PROGS := build/tests/ioprio-probe
+test-progs: headers
+	@$(MAKE) --no-print-directory $(TEST_PROGS)
+
+build/tests/ioprio-probe: tests/guest/ioprio-probe.c build/headers/include/linux/ioprio.h
+	@mkdir -p $(@D)
+	$(CC) -Wall -Wextra -Werror -O2 -isystem build/headers/include -o $@ $< \
+		-Wl,-Bstatic -luring -Wl,-Bdynamic -lpthread
+
+image: kernel userspace
 	@$(MAKE) --no-print-directory $(IMAGE)
 
-$(IMAGE): $(KOUT)/build-id mkosi.conf $(MKOSI_EXTRA)
+$(IMAGE): $(KOUT)/build-id build/userspace/ioprio mkosi.conf $(MKOSI_EXTRA) $(USERSPACE_SRC)
 	@scripts/deps.sh image
 	@scripts/image.sh build
 
@@ -73,7 +96,8 @@ demo: image
 	@scripts/vm.sh demo
 
 clean:
-	rm -rf build/kobj-* build/kernel-* build/image build/image-modules \
+	rm -rf build/kobj-* build/kernel-* build/image build/image-tree \
+		build/headers build/userspace \
 		build/check build/demo build/bench build/*.log build/check-*.txt
 
 distclean:

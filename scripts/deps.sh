@@ -21,7 +21,7 @@ deb_qemu="qemu-system-x86 qemu-utils"
 deb_image="debian-archive-keyring apt dpkg e2fsprogs dosfstools mtools
 	fdisk bubblewrap zstd"
 deb_image_bpo="mkosi systemd systemd-container"
-deb_host="gcc make python3 perl"
+deb_host="gcc make python3 perl liburing-dev"
 
 # Packages per group, openSUSE names (best effort, see README).
 suse_kernel="gcc make bc bison flex libopenssl-devel libelf-devel cpio kmod
@@ -29,7 +29,7 @@ suse_kernel="gcc make bc bison flex libopenssl-devel libelf-devel cpio kmod
 suse_qemu="qemu-x86 qemu-tools"
 suse_image="mkosi systemd-repart e2fsprogs dosfstools mtools bubblewrap
 	zstd apt dpkg debian-archive-keyring"
-suse_host="gcc make python3 perl"
+suse_host="gcc make python3 perl liburing-devel"
 
 . /etc/os-release
 case " ${ID:-} ${ID_LIKE:-} " in

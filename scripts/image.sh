@@ -37,10 +37,11 @@ cmd_sources() {
 	say "apt sources for the image: $(echo $(awk '{print $2}' <<<"$targets"))"
 }
 
-# Modules of every kernel flavor built so far, so that the image can boot
-# the guest and the debug kernel alike.
-modules_tree() {
-	local dst=$build/image-modules f n=0
+# What we lay into the image: the modules of every kernel flavor built so
+# far, so that the image can boot the guest and the debug kernel alike, and
+# our tools.
+extra_tree() {
+	local dst=$build/image-tree f n=0
 	rm -rf "$dst"
 	mkdir -p "$dst/usr/lib/modules"
 	for f in "$build"/kernel-*/modroot/lib/modules/*; do
@@ -50,11 +51,13 @@ modules_tree() {
 		n=$((n + 1))
 	done
 	[ $n -gt 0 ] || die "no kernel modules under build/kernel-*/ (run: make kernel)"
+	make -s -C "$top/userspace" O="$build/userspace" HEADERS="$build/headers/include" \
+		DESTDIR="$dst" install >/dev/null || die "installing the tools failed"
 }
 
 cmd_build() {
 	cmd_sources
-	modules_tree
+	extra_tree
 	mkdir -p "$cache/mkosi" "$cache/packages" "$build/image"
 	say "building build/image/cfq-prio.raw with mkosi $(mkosi --version | awk '{print $2}') (log: build/image.log)"
 	local t0=$SECONDS

@@ -29,7 +29,7 @@ die() { printf 'vm: error: %s\n' "$*" >&2; exit 1; }
 
 [ -f "$kdir/bzImage" ] || die "no kernel in ${kdir#"$top"/} (run: make kernel${DEBUG:+ DEBUG=$DEBUG})"
 [ -f "$image" ] || die "no image at ${image#"$top"/} (run: make image)"
-[ -d "$build/image-modules/usr/lib/modules/$(cat "$kdir/release")" ] ||
+[ -d "$build/image-tree/usr/lib/modules/$(cat "$kdir/release")" ] ||
 	die "the image lacks the modules of $(cat "$kdir/release") (run: make image)"
 [ "$image" -nt "$kdir/bzImage" ] ||
 	die "the image is older than the kernel, its modules would not match (run: make image)"

@@ -28,7 +28,15 @@ for t in tests/host/*.sh; do
 done
 
 stage "kernel and image"
-if make --no-print-directory image; then
+if make --no-print-directory image test-progs; then
+	w=build/kernel-guest.warnings
+	[ "${DEBUG:-0}" = 1 ] && w=build/kernel-debug.warnings
+	if [ -s "$w" ]; then
+		echo "not ok - build: the kernel builds without compiler warnings" | tee -a "$all"
+		sed 's/^/#   /' "$w" | head -20 | tee -a "$all"
+	else
+		echo "ok - build: the kernel builds without compiler warnings" | tee -a "$all"
+	fi
 	stage "guest tests (QEMU)"
 	scripts/vm.sh check 2> >(collect >&2)
 	rc=$?
