@@ -1,0 +1,233 @@
+# The level class of ioprio_set/ioprio_get (DESIGN.md section 3): who may set
+# what, what is refused, groups, inheritance, the classic classes, the
+# priority requests really carry, kernel.ioprio_from_nice, io_uring.
+. "$CFQ_SRC/tests/lib.sh"
+. "$CFQ_SRC/tests/guest/common.sh"
+
+probe=$CFQ_SRC/build/tests/ioprio-probe
+[ -x "$probe" ] || { fail "ioprio-probe built" "missing $probe (make test-progs)"; done_testing; }
+LEVEL=0x8000 RT=0x2000 BE=0x4000 IDLE=0x6000
+hex() { printf '0x%x' "$1"; }
+nobody=65534
+sysctl=/proc/sys/kernel/ioprio_from_nice
+
+# A shell of our own whose priority the checks change.
+me=$BASHPID
+
+# --- own level as root, 0..20
+bad=
+for l in $(seq 0 20); do
+	v=$(hex $((LEVEL | l)))
+	r=$($probe set process $me "$v")
+	g=$($probe get process $me)
+	[ "$r" = ok ] && [ "$g" = "$v" ] || bad="$bad level $l: set $r, read $g;"
+done
+expect_eq "root sets and reads back its own level 0..20" "" "$bad"
+
+# --- unprivileged: 0..19 allowed, 20 refused, 20 allowed with CAP_SYS_NICE
+as_nobody() { $probe as $nobody $nobody "$@"; }
+bad=
+for l in $(seq 0 19); do
+	v=$(hex $((LEVEL | l)))
+	out=$(as_nobody -- sh -c "$probe set process \$\$ $v && $probe get process \$\$")
+	[ "$out" = "ok
+$v" ] || bad="$bad level $l: $(echo $out);"
+done
+expect_eq "an unprivileged user sets and reads back levels 0..19" "" "$bad"
+expect_eq "level 20 without CAP_SYS_ADMIN or CAP_SYS_NICE is EPERM" "EPERM" \
+	"$(as_nobody -- $probe set process 0 $((LEVEL | 20)))"
+expect_eq "level 20 with CAP_SYS_NICE alone is allowed" "ok" \
+	"$(as_nobody sys_nice -- $probe set process 0 $((LEVEL | 20)))"
+
+# --- invalid values are EINVAL and change nothing
+$probe set process $me $((LEVEL | 7)) >/dev/null
+for v in $((LEVEL | 21)) -1 $((LEVEL | 0x1fff)) 0xa000 0xa005 0xe000 0x1fff; do
+	r=$($probe set process $me "$v")
+	expect_eq "value $v is EINVAL" EINVAL "$r"
+done
+expect_eq "after the refused values the level is still 7" "$(hex $((LEVEL | 7)))" \
+	"$($probe get process $me)"
+
+# --- other processes
+sleep 300 &
+victim=$!
+before=$($probe get process $victim)
+expect_eq "an unprivileged user cannot set another user's process (EPERM)" EPERM \
+	"$(as_nobody -- $probe set process $victim $((LEVEL | 5)))"
+expect_eq "...and its priority is unchanged" "$before" "$($probe get process $victim)"
+true & gone=$!
+wait $gone
+expect_eq "a missing pid is ESRCH (set)" ESRCH "$($probe set process $gone $((LEVEL | 5)))"
+expect_eq "a missing pid is ESRCH (get)" ESRCH "$($probe get process $gone)"
+kill $victim
+
+# --- process group: every member changes; get returns the best
+setsid sh -c 'sleep 300 & sleep 300 & wait' &
+pgid=$!
+sleep 0.5
+members=$(pgrep -g $pgid | tr '\n' ' ')
+expect_eq "the test process group has three members" 3 "$(echo $members | wc -w)"
+expect_eq "set a process group to level 6" ok "$($probe set pgrp $pgid $((LEVEL | 6)))"
+bad=
+for p in $members; do
+	[ "$($probe get process $p)" = "$(hex $((LEVEL | 6)))" ] || bad="$bad $p"
+done
+expect_eq "every member of the group is at level 6" "" "$bad"
+set -- $members
+$probe set process "$2" $((LEVEL | 15)) >/dev/null
+expect_eq "ioprio_get of the group returns its best level (15)" "$(hex $((LEVEL | 15)))" \
+	"$($probe get pgrp $pgid)"
+$probe set process "$3" $((BE | 0)) >/dev/null
+expect_eq "a classic priority of higher level wins (BE 0, level 18, over level 15)" \
+	"$(hex $((BE | 0)))" "$($probe get pgrp $pgid)"
+$probe set process "$3" $((BE | 3)) >/dev/null
+expect_eq "a level beats a classic priority of lower level (15 over BE 3, level 12)" \
+	"$(hex $((LEVEL | 15)))" "$($probe get pgrp $pgid)"
+kill -- -$pgid 2>/dev/null
+
+# --- user: every process of the user changes; get returns the best
+id ciotest >/dev/null 2>&1 || useradd -M -r ciotest
+uid=$(id -u ciotest) gid=$(id -g ciotest)
+for i in 1 2 3; do $probe as "$uid" "$gid" -- sleep 300 & done
+sleep 0.5
+upids=$(pgrep -u "$uid" | tr '\n' ' ')
+expect_eq "set user ciotest to level 4" ok "$($probe set user "$uid" $((LEVEL | 4)))"
+bad=
+for p in $upids; do
+	[ "$($probe get process $p)" = "$(hex $((LEVEL | 4)))" ] || bad="$bad $p"
+done
+expect_eq "every process of the user is at level 4 ($(echo $upids | wc -w) processes)" "" "$bad"
+set -- $upids
+$probe set process "$1" $((LEVEL | 12)) >/dev/null
+expect_eq "ioprio_get of the user returns its best level (12)" "$(hex $((LEVEL | 12)))" \
+	"$($probe get user "$uid")"
+pkill -u "$uid"
+
+# --- inheritance
+$probe set process $me $((LEVEL | 13)) >/dev/null
+v=$(hex $((LEVEL | 13)))
+expect_eq "child, grandchild and thread start at the parent's level" \
+	"self $v child $v grandchild $v thread $v" "$($probe inherit)"
+
+# --- the classic classes are unchanged
+bad=
+for l in 0 1 2 3 4 5 6 7; do
+	for c in $RT $BE; do
+		v=$(hex $((c | l)))
+		$probe set process $me "$v" >/dev/null
+		[ "$($probe get process $me)" = "$v" ] || bad="$bad $v"
+	done
+done
+$probe set process $me $IDLE >/dev/null
+[ "$($probe get process $me)" = "$(hex $IDLE)" ] || bad="$bad idle"
+expect_eq "BE 0..7, RT 0..7 and IDLE read back as set" "" "$bad"
+$probe set process $me 0 >/dev/null
+expect_eq "NONE reads back as NONE" 0x0 "$($probe get process $me)"
+sleep 300 &
+p=$!
+ionice -c2 -n5 -p $p
+expect_eq "ionice sets and shows best-effort 5" "best-effort: prio 5" "$(ionice -p $p)"
+ionice -c3 -p $p
+expect_eq "ionice sets and shows idle" "idle" "$(ionice -p $p)"
+kill $p
+
+# --- kernel.ioprio_from_nice
+expect_eq "kernel.ioprio_from_nice defaults to 1" 1 "$(cat $sysctl)"
+for v in 2 -1 abc ""; do
+	if echo "$v" >$sysctl 2>/dev/null; then
+		fail "kernel.ioprio_from_nice refuses '$v'"
+	else
+		expect_eq "kernel.ioprio_from_nice refuses '$v' and keeps 1" 1 "$(cat $sysctl)"
+	fi
+done
+
+# --- what requests carry: block_rq_issue events of one read
+tr=/sys/kernel/tracing
+if ! nullb_create prio0; then
+	fail "null_blk device for the trace checks"
+	done_testing
+fi
+echo 1 >$tr/events/block/block_rq_issue/enable
+# carried CMD...: the priority field of the request that CMD's read issued
+carried() {
+	echo >$tr/trace
+	"$@" >/dev/null
+	sed -n 's/.*block_rq_issue: .* \([a-z]*,[0-9]*,[0-9]*\) \[ioprio-probe\]$/\1/p' $tr/trace | head -1
+}
+for l in 0 5 10 15 20; do
+	expect_eq "explicit level $l is carried" "level,0,$l" \
+		"$(carried $probe read /dev/prio0 $((LEVEL | l)))"
+done
+expect_eq "BE 3 is carried as set" "be,0,3" "$(carried $probe read /dev/prio0 $((BE | 3)))"
+expect_eq "RT 2 is carried as set" "rt,0,2" "$(carried $probe read /dev/prio0 $((RT | 2)))"
+expect_eq "IDLE is carried as set" "idle,0,0" "$(carried $probe read /dev/prio0 $IDLE)"
+echo 1 >$sysctl
+for pair in -20:19 -10:15 -5:12 0:10 5:8 10:5 19:1; do
+	n=${pair%:*} l=${pair#*:}
+	expect_eq "unset task at nice $n carries level $l (ioprio_from_nice=1)" "level,0,$l" \
+		"$(carried nice -n "$n" $probe read /dev/prio0)"
+done
+expect_eq "unset SCHED_IDLE task carries level 0 (ioprio_from_nice=1)" "level,0,0" \
+	"$(carried chrt -i 0 $probe read /dev/prio0)"
+expect_eq "unset SCHED_FIFO task carries level 20 (ioprio_from_nice=1)" "level,0,20" \
+	"$(carried chrt -f 10 $probe read /dev/prio0)"
+echo 0 >$sysctl
+for n in -20 -5 10 19; do
+	expect_eq "unset task at nice $n carries level 10 (ioprio_from_nice=0)" "level,0,10" \
+		"$(carried nice -n "$n" $probe read /dev/prio0)"
+done
+expect_eq "unset SCHED_IDLE task carries level 10 (ioprio_from_nice=0)" "level,0,10" \
+	"$(carried chrt -i 0 $probe read /dev/prio0)"
+expect_eq "unset SCHED_FIFO task carries level 10 (ioprio_from_nice=0)" "level,0,10" \
+	"$(carried chrt -f 10 $probe read /dev/prio0)"
+expect_eq "an explicit level wins over ioprio_from_nice=0" "level,0,3" \
+	"$(carried nice -n -20 $probe read /dev/prio0 $((LEVEL | 3)))"
+echo 1 >$sysctl
+echo 0 >$tr/events/block/block_rq_issue/enable
+nullb_remove prio0
+
+# --- mq-deadline and BFQ take I/O at every level
+if nullb_create slow0 irqmode=2 completion_nsec=300000000 hw_queue_depth=4; then
+	before=$(dmesg | wc -l)
+	for s in mq-deadline bfq; do
+		sched_set slow0 $s || fail "select $s"
+		bad=
+		for l in $(seq 0 20); do
+			$probe read /dev/slow0 $((LEVEL | l)) >/dev/null || bad="$bad $l"
+		done
+		expect_eq "$s serves a read at every level 0..20" "" "$bad"
+	done
+	new=$(dmesg | tail -n +$((before + 1)) | grep -iE 'prio|bfq|deadline|warn|error|bug')
+	expect_eq "no kernel log message while they did" "" "$new"
+	# mq-deadline's in-flight count per class (RT BE IDLE) during one slow read
+	sched_set slow0 mq-deadline
+	for pair in 20:"1 0 0" 10:"0 1 0" 1:"0 1 0" 0:"0 0 1"; do
+		l=${pair%%:*} want=${pair#*:}
+		$probe read /dev/slow0 $((LEVEL | l)) &
+		sleep 0.15
+		got=$(cat /sys/kernel/debug/block/slow0/sched/queued)
+		wait
+		expect_eq "mq-deadline queues level $l in class $(case $want in 1*) echo RT;; "0 1"*) echo BE;; *) echo IDLE;; esac)" \
+			"$want" "$got"
+	done
+	nullb_remove slow0
+else
+	fail "slow null_blk device"
+fi
+
+# --- io_uring sqe->ioprio
+f=/var/tmp/ioprio-uring
+dd if=/dev/zero of=$f bs=4k count=1 status=none
+chmod 644 $f
+expect_eq "io_uring takes level 5 from root" ok "$($probe uring $((LEVEL | 5)) $f)"
+bad=
+for l in $(seq 0 19); do
+	r=$(as_nobody -- $probe uring $((LEVEL | l)) $f)
+	[ "$r" = ok ] || bad="$bad $l:$r"
+done
+expect_eq "io_uring takes levels 0..19 from an unprivileged user" "" "$bad"
+expect_eq "io_uring refuses level 20 from an unprivileged user (EPERM)" EPERM \
+	"$(as_nobody -- $probe uring $((LEVEL | 20)) $f)"
+expect_eq "io_uring refuses level 21 (EINVAL)" EINVAL "$($probe uring $((LEVEL | 21)) $f)"
+rm -f $f
+done_testing
