@@ -2,6 +2,7 @@
 # Boot the image headless with our kernel and run one mode inside it.
 #
 #   scripts/vm.sh MODE        MODE: check, demo or bench
+#   scripts/vm.sh script FILE run FILE (a path in the project) in the guest
 #
 # The project tree is shared read-only (9p tag cfqsrc), build/MODE/ is the
 # results folder (tag cfqout).  The root disk is used as a snapshot, so runs
@@ -16,7 +17,12 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$top/build
-mode=${1:?usage: vm.sh check|demo|bench}
+mode=${1:?usage: vm.sh check|demo|bench|script FILE}
+script=
+if [ "$mode" = script ]; then
+	script=${2:?usage: vm.sh script FILE}
+	[ -x "$top/$script" ] || { echo "vm: error: $script is not an executable file of the project" >&2; exit 1; }
+fi
 flavor=guest
 [ "${DEBUG:-0}" = 1 ] && flavor=debug
 kdir=$build/kernel-$flavor
@@ -66,13 +72,14 @@ boot() {
 		echo "EXPECT_BUILD_ID=$(cat "$kdir/build-id")"
 		echo "CFQ_TESTS='${CFQ_TESTS:-}'"
 	} >"$out/env"
+	[ -z "$script" ] || echo "$script" >"$out/script"
 	say "booting $(cat "$kdir/release") ($1) for '$mode', at most $limit s; console: ${out#"$top"/}/console.log"
 	timeout -k 10 "$limit" qemu-system-x86_64 \
 		-machine q35 -accel "$accel_opt" -cpu max -smp 2 -m 2G \
 		-nodefaults -nographic -no-reboot \
 		-serial "file:$out/console.log" -monitor none \
 		-kernel "$kdir/bzImage" \
-		-append "root=PARTUUID=$root_uuid rw console=ttyS0 loglevel=5 panic=-1 systemd.firstboot=off systemd.show_status=error cfqprio.run=$mode" \
+		-append "root=PARTUUID=$root_uuid rw console=ttyS0 loglevel=5 panic=-1 systemd.firstboot=off systemd.show_status=error cfqprio.run=$mode ${CMDLINE:-}" \
 		-object rng-random,filename=/dev/urandom,id=rng0 \
 		-device virtio-rng-pci,rng=rng0 \
 		-device virtio-scsi-pci,id=scsi \

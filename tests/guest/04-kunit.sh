@@ -9,7 +9,7 @@ done
 
 dir=/sys/kernel/debug/kunit
 # The suites this project adds; each must have run.
-expected="ioprio-level"
+expected="ioprio-level cfq-prio"
 for s in $expected; do
 	[ -r "$dir/$s/results" ] || fail "KUnit suite $s ran" "no $dir/$s/results"
 done
@@ -31,6 +31,7 @@ for r in "$dir"/*/results; do
 				fail "KUnit $suite: $4" "see $r"
 			fi
 			;;
+		*"# Subtest:"*|*"# module:"*|*"# Totals:"*|*"# "*"speed: slow"*) ;;
 		"    # "*|"        # "*)
 			echo "#   ${line#"${line%%#*}"}"
 			;;
