@@ -172,7 +172,7 @@ cmd_export() {
 	n=$(git_k rev-list --count pristine..HEAD)
 	find "$patches" -maxdepth 1 -name '*.patch' -delete
 	if [ "$n" -gt 0 ]; then
-		git_k format-patch -q --zero-commit --no-signature -o "$patches" pristine..HEAD
+		git_k format-patch -q -N --zero-commit --no-signature -o "$patches" pristine..HEAD
 	fi
 	{
 		sed -n '/^#/p' "$series" 2>/dev/null || true
