@@ -19,7 +19,7 @@ USERSPACE_SRC := $(wildcard userspace/*.c userspace/*.h userspace/Makefile \
 	userspace/ioprio.1 userspace/*completion)
 
 .PHONY: help deps kernel kernel-export kernel-reset kernel-tree headers userspace test-progs image qemu \
-	check demo clean distclean
+	check demo bench clean distclean
 
 help:
 	@echo "cfq-prio: the CFQ I/O priority scheduler on Linux 6.12, in a QEMU guest"
@@ -27,6 +27,7 @@ help:
 	@echo "  make demo          build everything, boot the guest headless and show it"
 	@echo "  make check         host tests, then the guest test suite in QEMU"
 	@echo "  make qemu          boot the image interactively (also: mkosi qemu)"
+	@echo "  make bench         DESIGN.md section 7, measured in one boot"
 	@echo
 	@echo "  make deps          install the build and run dependencies"
 	@echo "  make kernel        extract the kernel, apply kernel/patches, build"
@@ -94,6 +95,10 @@ check:
 demo: image
 	@scripts/deps.sh qemu
 	@scripts/vm.sh demo
+
+bench: image test-progs
+	@scripts/deps.sh qemu
+	@TIMEOUT=$${TIMEOUT:-2400} scripts/vm.sh bench
 
 clean:
 	rm -rf build/kobj-* build/kernel-* build/image build/image-tree \

@@ -3,6 +3,7 @@
 #
 #   scripts/kernel.sh tree     extract the kernel-source tree into build/ and
 #                              apply kernel/patches/series (if not done yet)
+#   scripts/kernel.sh config   configure from kernel/config/ and check the result
 #   scripts/kernel.sh build    configure from kernel/config/ and build
 #   scripts/kernel.sh export   write the tree's commits to kernel/patches/
 #   scripts/kernel.sh reset    drop the tree's commits and re-apply the series
@@ -274,6 +275,7 @@ cmd_headers() {
 cmd=${1:-build}
 case $cmd in
 tree) cmd_tree ;;
+config) cmd_tree; kobj=$build/kobj-$flavor; configure; say "configured ${kobj#"$top"/} ($flavor)" ;;
 build) cmd_build ;;
 export) cmd_export ;;
 reset) cmd_reset ;;

@@ -25,8 +25,25 @@ if nullb_create demo0 irqmode=2 completion_nsec=1000000 hw_queue_depth=2 size=25
 			--output-format=terse --terse-version=3 2>/dev/null | cut -d';' -f8)
 		printf '  %-12s 4k random reads, depth 4, 2 s: %s IOPS\n' "$s" "${iops:-?}"
 	done
+	echo 128 >/sys/block/demo0/queue/nr_requests 2>/dev/null
+	if sched_set demo0 cfq-prio; then
+		section "cfq-prio at work: readers at levels 15 and 4 share the device 16:5"
+		for l in 15 4; do
+			ioprio -n $l -- fio --name=l$l --filename=/dev/demo0 --direct=1 \
+				--ioengine=libaio --iodepth=8 --rw=randread --bs=4k \
+				--runtime=5 --time_based --output=/dev/null &
+		done
+		wait
+		awk 'NR > 1 && $7 > 0 { printf "  level %-2s dispatched %6d requests\n", $1, $7; d[$1] = $7 }
+			END { if (d[4]) printf "  ratio 15:4 = %.2f (the levels promise %.2f)\n", d[15] / d[4], 16 / 5 }' \
+			/sys/kernel/debug/block/demo0/sched/levels
+	fi
 	nullb_remove demo0
 fi
 
-section "I/O priority of this shell"
-ionice -p $$
+section "I/O priority levels"
+printf 'kernel.ioprio_from_nice = %s\n' "$(cat /proc/sys/kernel/ioprio_from_nice)"
+ioprio -p $$
+nice -n 5 ioprio
+ioprio -n 17 ioprio
+ionice -c2 -n0 ioprio
