@@ -12,7 +12,8 @@ printf 'cmdline: %s\n' "$(cat /proc/cmdline)"
 section "disks and their I/O schedulers"
 for q in /sys/block/*/queue/scheduler; do
 	d=${q#/sys/block/}; d=${d%%/*}
-	printf '%-10s %-28s %s\n' "$d" "$(cat "$q")" "$(cat /sys/block/$d/device/model 2>/dev/null || cat /sys/block/$d/device/serial 2>/dev/null)"
+	case $d in loop*|ram*) continue ;; esac
+	printf '%-10s %-28s %s\n' "$d" "$(cat "$q")" "$(cat /sys/block/$d/device/model 2>/dev/null || cat /sys/block/$d/serial 2>/dev/null)"
 done
 
 section "a null_blk test device with 1 ms completions"
@@ -34,7 +35,7 @@ if nullb_create demo0 irqmode=2 completion_nsec=1000000 hw_queue_depth=2 size=25
 				--runtime=5 --time_based --output=/dev/null &
 		done
 		wait
-		awk 'NR > 1 && $7 > 0 { printf "  level %-2s dispatched %6d requests\n", $1, $7; d[$1] = $7 }
+		awk '$1 == 15 || $1 == 4 { printf "  level %-2s dispatched %6d requests\n", $1, $8; d[$1] = $8 }
 			END { if (d[4]) printf "  ratio 15:4 = %.2f (the levels promise %.2f)\n", d[15] / d[4], 16 / 5 }' \
 			/sys/kernel/debug/block/demo0/sched/levels
 	fi
