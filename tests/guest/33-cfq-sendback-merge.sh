@@ -1,0 +1,184 @@
+# S7 and S8: the dispatch list and merging.  Real time arrivals send the
+# listed requests of other levels back to their queues, and non-idle arrivals
+# send listed idle requests back; both are counted (sent_back) and every
+# request sent back is served later: nothing is lost (fio verify on a
+# memory-backed null_blk, every inserted request completed).  Sequential small
+# writes merge (merged counter); writes of two levels to adjacent sectors
+# never merge, where the same writes of one level do.
+. "$CFQ_SRC/tests/lib.sh"
+. "$CFQ_SRC/tests/guest/common.sh"
+. "$CFQ_SRC/tests/guest/cfq-common.sh"
+
+dev=sbm0
+tmp=$(mktemp -d)
+cleanup() {
+	wait
+	nullb_remove $dev
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+if ! slow_dev $dev memory_backed=1 size=512; then
+	fail "slow memory-backed null_blk device running cfq-prio"
+	done_testing
+fi
+io_opts="--filename=/dev/$dev --direct=1 --ioengine=libaio --bs=4k"
+verify_opts="$io_opts --rw=randwrite --iodepth=16 --verify=crc32c --verify_fatal=1 --do_verify=1"
+# reader_opts OFFSET: a depth-1 reader that pauses between reads, away from
+# the verified data.
+reader_opts="$io_opts --rw=randread --iodepth=1 --size=64M --time_based --runtime=600"
+
+# verified FILE: fio's terse output says no error (field 5) for every job.
+verified() {
+	[ -s "$1" ] && awk -F';' '$1 == 3 { n++; if ($5 != 0) bad = 1 }
+		END { exit !(n > 0 && !bad) }' "$1"
+}
+
+# settled SNAPSHOT LEVEL...: every request of these levels inserted has
+# completed and none is queued, listed or in flight; prints what is not so.
+settled() {
+	local s=$1 l c bad=
+	shift
+	for l in "$@"; do
+		for c in queued listed inflight; do
+			[ "$(counter "$s" "$l" $c)" = 0 ] || bad="$bad level $l $c $(counter "$s" "$l" $c);"
+		done
+		[ "$(counter "$s" "$l" inserted)" = "$(counter "$s" "$l" completed)" ] ||
+			bad="$bad level $l inserted $(counter "$s" "$l" inserted) completed $(counter "$s" "$l" completed);"
+	done
+	echo "$bad"
+}
+
+# --- S7: a level-10 writer (verified) and a real time reader that reads
+# every 20 ms: each real time arrival sends back the listed level-10 requests.
+fio_bg "$tmp/rt" 20 --name=rt $reader_opts --offset=256M --thinktime=20000
+rt=$FIO_PID
+wait_for 40 dispatched $dev 20
+timeout 300 ioprio -n 10 -- fio --output-format=terse --terse-version=3 --name=w10 \
+	$verify_opts --offset=0 --size=16M >"$tmp/w10" 2>&1
+kill $rt
+wait $rt
+sleep 0.1
+s=$(levels $dev)
+n=$(counter "$s" 10 sent_back)
+if [ "$n" -gt 0 ]; then
+	pass "real time arrivals send listed level-10 requests back (sent_back $n)"
+else
+	fail "real time arrivals send listed level-10 requests back" "$s"
+fi
+check "the level-10 writer's data reads back intact (fio verify) after $n send-backs" \
+	verified "$tmp/w10"
+expect_eq "every level-10 and real time request was served (none queued, listed or in flight; inserted = completed)" \
+	"" "$(settled "$s" 10 20)"
+expect_eq "real time requests are never sent back" 0 "$(counter "$s" 20 sent_back)"
+
+# --- S7: an idle writer (verified), in rounds of 16 requests that wait on
+# the dispatch list behind a hardware queue of 2, and a level-10 reader that
+# reads every 30 ms: each of its arrivals sends the listed idle requests back.
+tunable $dev idle_quantum 16
+tunable $dev idle_quantum_io 1024
+tunable $dev grace_idle_ms 10
+fio_bg "$tmp/r10" 10 --name=r10 $reader_opts --offset=256M --thinktime=30000
+r10=$FIO_PID
+wait_for 40 dispatched $dev 10
+timeout 300 ioprio -n 0 -- fio --output-format=terse --terse-version=3 --name=w0 \
+	$verify_opts --offset=32M --size=8M >"$tmp/w0" 2>&1
+kill $r10
+wait $r10
+sleep 0.2
+s=$(levels $dev)
+n=$(counter "$s" 0 sent_back)
+if [ "$n" -gt 0 ]; then
+	pass "non-idle arrivals send listed idle requests back (sent_back $n)"
+else
+	fail "non-idle arrivals send listed idle requests back" "$s"
+fi
+check "the idle writer's data reads back intact (fio verify) after $n send-backs" \
+	verified "$tmp/w0"
+expect_eq "every idle and level-10 request was served (none queued, listed or in flight; inserted = completed)" \
+	"" "$(settled "$s" 0 10)"
+tunable $dev idle_quantum 1
+tunable $dev idle_quantum_io 64
+tunable $dev grace_idle_ms 100
+
+# --- S8: sequential 4 KiB writes, one bio per submission, at level 10
+a=$(levels $dev)
+fio_at 10 --name=seq $io_opts --rw=write --iodepth=16 --iodepth_batch_submit=1 \
+	--offset=64M --size=64M --time_based --runtime=4 >"$tmp/seq" 2>&1
+b=$(levels $dev)
+m=$(delta "$a" "$b" 10 merged) d=$(delta "$a" "$b" 10 dispatched) \
+	sec=$(delta "$a" "$b" 10 sectors)
+if [ "$m" -gt 0 ] && [ "$d" -gt 0 ] && [ "$sec" -gt $((8 * d)) ]; then
+	pass "sequential 4 KiB writes merge ($m merges; $d requests of $((sec / d)) sectors on average)"
+else
+	fail "sequential 4 KiB writes merge" "merged $m, dispatched $d requests, $sec sectors"
+fi
+
+# --- S8: never across levels.  Two writers fill alternate 4 KiB blocks of
+# one region (each skips 4 KiB after every write, one starts 4 KiB in), so
+# each write is adjacent to the other writer's and never to its own.  A real
+# time reader holds every other level back (S5, with a grace of 200 ms so
+# that a slow fio does not open the gate) while both put their 16 writes in,
+# so that all of them wait in the scheduler side by side.
+# strided LEVEL-A LEVEL-B OFFSET-MIB: prints how the counters of the two
+# levels grew: "merged M1 M2 inserted I1 I2 dispatched-while-held D1 D2"
+# (one number each when the levels are the same).
+strided() {
+	local a b s held prev='' cur stable=0 hold pa pb
+	tunable $dev grace_rt_ms 200
+	fio_bg "$tmp/hold" 20 --name=hold $reader_opts --offset=256M --iodepth=2
+	hold=$FIO_PID
+	wait_for 40 dispatched $dev 20
+	a=$(levels $dev)
+	fio_bg "$tmp/sa" "$1" --name=a $io_opts --rw=write:4k --iodepth=16 \
+		--offset=$(($3 << 20)) --size=128k
+	pa=$FIO_PID
+	fio_bg "$tmp/sb" "$2" --name=b $io_opts --rw=write:4k --iodepth=16 \
+		--offset=$((($3 << 20) + 4096)) --size=128k
+	pb=$FIO_PID
+	# until both levels have inserted and nothing changed for 1.5 s
+	for _ in $(seq 1 80); do
+		sleep 0.5
+		s=$(levels $dev)
+		cur="$(delta "$a" "$s" "$1" inserted) $(delta "$a" "$s" "$2" inserted) $(delta "$a" "$s" "$1" merged) $(delta "$a" "$s" "$2" merged)"
+		if [ "$cur" = "$prev" ] && [ "${cur%% *}" -gt 0 ]; then
+			stable=$((stable + 1))
+			[ $stable -lt 3 ] || break
+		else
+			stable=0
+		fi
+		prev=$cur
+	done
+	held=$(levels $dev)
+	kill $hold
+	wait $hold $pa $pb
+	tunable $dev grace_rt_ms 10
+	b=$(levels $dev)
+	if [ "$1" = "$2" ]; then
+		echo "merged $(delta "$a" "$b" "$1" merged) inserted $(delta "$a" "$b" "$1" inserted)" \
+			"dispatched-while-held $(delta "$a" "$held" "$1" dispatched)"
+	else
+		echo "merged $(delta "$a" "$b" "$1" merged) $(delta "$a" "$b" "$2" merged)" \
+			"inserted $(delta "$a" "$b" "$1" inserted) $(delta "$a" "$b" "$2" inserted)" \
+			"dispatched-while-held $(delta "$a" "$held" "$1" dispatched) $(delta "$a" "$held" "$2" dispatched)"
+	fi
+}
+
+r=$(strided 10 10 128)
+set -- $r
+if [ "$2" -gt 0 ]; then
+	pass "control: the same interleaved writes of two processes at one level merge ($r)"
+else
+	fail "control: the same interleaved writes of two processes at one level merge" \
+		"level 10: $r; without merges here the next check proves nothing"
+fi
+r=$(strided 5 15 160)
+set -- $r
+if [ "$2" = 0 ] && [ "$3" = 0 ] && [ "$5" -gt 0 ] && [ "$6" -gt 0 ]; then
+	pass "interleaved writes of levels 5 and 15 to adjacent sectors never merge ($r)"
+else
+	fail "interleaved writes of levels 5 and 15 to adjacent sectors never merge" \
+		"levels 5 and 15: $r"
+fi
+s=$(levels $dev)
+expect_eq "every request was served in the end" "" "$(settled "$s" 0 5 10 15 20)"
+done_testing

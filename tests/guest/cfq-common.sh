@@ -1,0 +1,127 @@
+# Helpers for the cfq-prio behaviour tests (30-39): source after tests/lib.sh
+# and tests/guest/common.sh.  The tests read the scheduler's own counters
+# (debugfs, DESIGN.md S11) and the block trace events rather than wall-clock
+# time wherever they can.
+
+TRACEFS=/sys/kernel/tracing
+
+# slow_dev NAME [ATTR=VALUE...]: a null_blk device that is the bottleneck
+# (1 ms completions, hardware queue depth 2), running cfq-prio with 128
+# scheduler requests so that tags do not decide the shares
+# (Documentation/block/cfq-prio.rst, S9).  Later attributes override.
+slow_dev() {
+	local name=$1
+	shift
+	nullb_create "$name" irqmode=2 completion_nsec=1000000 hw_queue_depth=2 "$@" &&
+		sched_set "$name" cfq-prio &&
+		echo 128 >"/sys/block/$name/queue/nr_requests"
+}
+
+# tunable DEV NAME [VALUE]: read, or set, a cfq-prio tunable.
+tunable() {
+	if [ $# -eq 3 ]; then
+		echo "$3" >"/sys/block/$1/queue/iosched/$2"
+	else
+		cat "/sys/block/$1/queue/iosched/$2"
+	fi
+}
+
+# levels DEV: a snapshot of the per-level counters; counter SNAPSHOT LEVEL
+# COLUMN reads one of them by its column name (level queues queued listed
+# inflight inserted merged dispatched sectors sent_back fallback completed).
+levels() { cat "/sys/kernel/debug/block/$1/sched/levels"; }
+counter() {
+	awk -v l="$2" -v c="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == l && (c in col) { print $col[c]; found = 1; exit }
+		END { if (!found) print "?" }' <<<"$1"
+}
+# delta A B LEVEL COLUMN: how much a counter grew from snapshot A to B.
+delta() { echo $(($(counter "$2" "$3" "$4") - $(counter "$1" "$3" "$4"))); }
+
+# dispatched DEV LEVEL: true once LEVEL has had a request dispatched.
+dispatched() { [ "$(counter "$(levels "$1")" "$2" dispatched)" -gt 0 ]; }
+
+# wait_for SECONDS COMMAND...: poll COMMAND every 0.1 s until it succeeds.
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.1
+	done
+}
+
+# fio_at LEVEL FIO-ARG...: fio run at an I/O priority level, terse output.
+fio_at() {
+	local level=$1
+	shift
+	ioprio -n "$level" -- fio --output-format=terse --terse-version=3 "$@"
+}
+
+# fio_bg OUTPUT LEVEL FIO-ARG...: fio_at in the background, output to
+# OUTPUT; FIO_PID is fio's own pid (ioprio execs it), for kill and wait.
+fio_bg() {
+	local out=$1 level=$2
+	shift 2
+	ioprio -n "$level" -- fio --output-format=terse --terse-version=3 "$@" >"$out" 2>&1 &
+	FIO_PID=$!
+}
+
+# trace_start DEV EVENT...: record these block trace events of DEV alone,
+# in an emptied buffer.  trace_stop stops and disables them (and
+# sched_switch); trace_lines prints the records as "SECONDS EVENT REST"
+# (EVENT without "block_").
+trace_start() {
+	local dev=$1 e mm
+	shift
+	mm=$(cat "/sys/block/$dev/dev")
+	echo 0 >$TRACEFS/tracing_on
+	echo 8192 >$TRACEFS/buffer_size_kb
+	echo >$TRACEFS/trace
+	for e in "$@"; do
+		echo "dev == $(((${mm%:*} << 20) | ${mm#*:}))" >$TRACEFS/events/block/$e/filter
+		echo 1 >$TRACEFS/events/block/$e/enable
+	done
+	echo 1 >$TRACEFS/tracing_on
+}
+trace_stop() {
+	local e
+	echo 0 >$TRACEFS/tracing_on
+	for e in $TRACEFS/events/block/*/ $TRACEFS/events/sched/sched_switch/; do
+		[ -f "$e/enable" ] || continue
+		echo 0 >"$e/enable"
+		echo 0 >"$e/filter"
+	done
+}
+trace_lines() {
+	awk '{
+		for (i = 1; i <= NF; i++)
+			if ($i ~ /^[0-9]+\.[0-9]+:$/) break
+		if (i >= NF) next
+		ev = $(i + 1); sub(/^block_/, "", ev); sub(/:$/, "", ev)
+		rest = ""
+		for (j = i + 2; j <= NF; j++) rest = rest " " $j
+		printf "%s %s%s\n", substr($i, 1, length($i) - 1), ev, rest
+	}' $TRACEFS/trace
+}
+
+# The level of a trace line's I/O priority field ("level,0,L", "rt,0,N",
+# "be,0,N", "idle,0,0"), as DESIGN.md 3.2 maps it: an awk function.
+AWK_LEVEL='function lvl(s,   a) {
+	if (!match(s, /(level|rt|be|idle|none),[0-9]+,[0-9]+/)) return -1
+	split(substr(s, RSTART, RLENGTH), a, ",")
+	if (a[1] == "level") return a[3] + 0
+	if (a[1] == "rt") return 20
+	if (a[1] == "be") return 18 - 2 * a[3]
+	if (a[1] == "idle") return 0
+	return 10
+}'
+
+# within VALUE LOW HIGH: LOW <= VALUE <= HIGH, for decimals.
+within() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'; }
+
+# kmsg_mark / kmsg_since: the kernel log lines a test added.
+kmsg_mark() { dmesg | wc -l; }
+kmsg_since() { dmesg | tail -n +$(($1 + 1)); }
+KMSG_BAD='WARNING:|BUG:|Oops|general protection|INFO: task .* blocked|hung_task|possible recursive locking|circular locking|KASAN|UBSAN|list_(add|del) corruption|Call Trace'
