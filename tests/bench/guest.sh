@@ -1,0 +1,814 @@
+#!/bin/bash
+# make bench: the targets of DESIGN.md section 7 (P1..P6), measured inside the
+# guest (cfqprio.run=bench) in one boot, cfq-prio side by side with the
+# mainline schedulers, as ratios of figures taken in this run.
+#
+# Environment: CFQ_SRC (the project tree, read-only), CFQ_OUT (the results
+# folder shared with the host, build/bench/ there).  CFQ_TESTS (passed by
+# scripts/vm.sh through $CFQ_OUT/env) or CFQ_BENCH, a regex, picks the
+# measurements by name (P1..P6), e.g. CFQ_TESTS='P[25]'.
+#
+# Output: a readable report on stdout and in $CFQ_OUT/report.txt, with one
+# machine-readable line per target:
+#
+#   bench: NAME VALUE TARGET VERDICT        (VERDICT: met, missed or n/a)
+#
+# and the raw fio JSON of every run in $CFQ_OUT/fio/.  The exit status is 0
+# when every measurement ran (whatever the verdicts), 1 otherwise.
+#
+# Devices (null_blk through configfs, memory_backed=0):
+#   fast  irqmode=1 (softirq), hw_queue_depth=64, 1 submit queue: the guest
+#         CPU is the bottleneck (P1, P6);
+#   slow  irqmode=2, completion_nsec=1000000, hw_queue_depth=2: 1 ms per
+#         request, two at a time (P2..P5); nr_requests is raised to 128 for
+#         every scheduler (none has no scheduler tags: it keeps 2), so that
+#         the scheduler, not the tag allocator, decides.
+# Readers are fio 3.33 jobs (random 4 KiB reads, O_DIRECT); fio cannot set a
+# level itself, so each runs under `ioprio -n LEVEL --` (cfq-prio) or
+# `ionice` (the classic classes, for the mainline schedulers).
+set -u
+export LC_ALL=C
+
+here=$(cd "$(dirname "$0")" && pwd)
+export CFQ_SRC=${CFQ_SRC:-$(cd "$here/../.." && pwd)}
+export CFQ_OUT=${CFQ_OUT:-/tmp/cfq-bench}
+if [ -f "$CFQ_OUT/env" ]; then set -a; . "$CFQ_OUT/env"; set +a; fi
+only=${CFQ_BENCH:-${CFQ_TESTS:-}}
+. "$CFQ_SRC/tests/guest/common.sh"
+
+SCHEDS=(none mq-deadline kyber bfq cfq-prio)
+SLOW_NR_REQUESTS=128
+RAW=$CFQ_OUT/fio
+REPORT=$CFQ_OUT/report.txt
+mkdir -p "$RAW"
+: >"$REPORT"
+WORK=$(mktemp -d /run/cfq-bench.XXXXXX) || exit 1
+trap 'rm -rf "$WORK"' EXIT
+ERRORS=0
+T_START=$(date +%s)
+
+say() { printf '%s\n' "$*" | tee -a "$REPORT"; }
+note() { printf '# %s\n' "$*"; }                 # progress: log only
+# Milliseconds since the epoch, without a fork (the clock of fio's
+# log_unix_epoch).
+now_ms() { local t=${EPOCHREALTIME/./}; echo "${t:0:-3}"; }
+wanted() { [ -z "$only" ] || grep -qE "$only" <<<"$1"; }
+
+# ---------------------------------------------------------------------------
+# The analysis: one python3 program, one subcommand per measurement.  It
+# prints the section's table and its "bench:" lines.
+cat >"$WORK/an.py" <<'PYEOF'
+import glob, json, math, os, statistics, sys
+
+def fio(path):
+    with open(path) as f:
+        t = f.read()
+    return json.loads(t[t.index('{'):])
+
+def rd(path, default=None):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return default
+
+def snap(path):
+    """time, diskstat fields, {reader: read_bytes}"""
+    s = {'r': {}}
+    for line in open(path):
+        w = line.split()
+        if not w:
+            continue
+        if w[0] == 'time':
+            s['time'] = float(w[1])
+        elif w[0] == 'stat':
+            s['stat'] = [int(x) for x in w[1:]]
+        elif w[0] == 'r':
+            s['r'][w[1]] = int(w[2]) if len(w) > 2 and w[2].isdigit() else None
+    return s
+
+def levels(path):
+    """debugfs sched/levels as {level: {column: value}}"""
+    try:
+        lines = open(path).read().split('\n')
+    except OSError:
+        return None
+    head = lines[0].split()
+    out = {}
+    for line in lines[1:]:
+        w = line.split()
+        if len(w) == len(head):
+            d = dict(zip(head, (int(x) for x in w)))
+            out[d['level']] = d
+    return out
+
+def ldelta(a, b, col):
+    if a is None or b is None:
+        return None
+    return {l: b[l][col] - a[l][col] for l in b if l in a}
+
+def meta(d):
+    """lines: name weight label words..."""
+    m = []
+    for line in open(os.path.join(d, 'meta')):
+        w = line.split()
+        if w:
+            m.append((w[0], float(w[1]), ' '.join(w[2:])))
+    return m
+
+BENCH = []
+def bench(name, value, fmt, target, ok):
+    if value is None:
+        line = 'bench: %s n/a %s n/a' % (name, target)
+    else:
+        line = 'bench: %s %s %s %s' % (name, fmt % value, target, 'met' if ok(value) else 'missed')
+    BENCH.append(line)
+
+def flush_bench():
+    for line in BENCH:
+        print(line)
+
+def f(v, fmt):
+    return '-' if v is None else fmt % v
+
+ORDER = os.environ.get('BENCH_SCHEDS', '').split()
+
+def order(s):
+    return ORDER.index(s) if s in ORDER else len(ORDER)
+
+def runs(top, prefix):
+    """run folders, in the order of the schedulers"""
+    ds = [d for d in glob.glob(os.path.join(top, prefix + '*')) if os.path.isdir(d)]
+    return sorted(ds, key=lambda d: (order(rd(os.path.join(d, 'sched'), '')), d))
+
+# -- P1 ----------------------------------------------------------------------
+def p1(top, scheds):
+    iops = {}
+    for s in scheds:
+        iops[s] = []
+        for path in sorted(glob.glob(os.path.join(top, 'p1-%s-r*.json' % s))):
+            try:
+                iops[s].append(sum(j['read']['iops'] for j in fio(path)['jobs']))
+            except (OSError, ValueError, KeyError):
+                pass
+    mean = {s: statistics.mean(v) for s, v in iops.items() if v}
+    base = mean.get('none')
+    print('  %-12s %-22s %9s %9s  %s' % ('scheduler', 'IOPS per round', 'mean', 'x none', 'spread'))
+    for s in scheds:
+        if s not in mean:
+            print('  %-12s (not measured)' % s)
+            continue
+        v = iops[s]
+        spread = (max(v) - min(v)) / mean[s] if len(v) > 1 else 0
+        print('  %-12s %-22s %9.0f %9s  %.1f%%' % (s, ' '.join('%.0f' % x for x in v), mean[s],
+              f(mean[s] / base if base else None, '%.2f'), 100 * spread))
+    c = mean.get('cfq-prio')
+    def r(o):
+        return c / mean[o] if c and mean.get(o) else None
+    bench('P1 cfq-prio/none', r('none'), '%.2f', '>=0.90', lambda x: x >= 0.90)
+    bench('P1 cfq-prio/mq-deadline', r('mq-deadline'), '%.2f', '>=1.00', lambda x: x >= 1.00)
+    bench('P1 cfq-prio/bfq', r('bfq'), '%.2f', '>=1.50', lambda x: x >= 1.50)
+
+# -- P2, P3: shares over a window ---------------------------------------------
+def window(d):
+    a, b = snap(os.path.join(d, 'snap.a')), snap(os.path.join(d, 'snap.b'))
+    dt = b['time'] - a['time']
+    got = {}
+    for n in b['r']:
+        x, y = a['r'].get(n), b['r'][n]
+        got[n] = None if x is None or y is None else y - x
+    ios = b['stat'][0] - a['stat'][0]
+    return dt, got, ios
+
+def p2(top, cfg, name):
+    worst = None
+    ratio19 = None
+    for d in runs(top, 'p2-%s-' % cfg):
+        s = rd(os.path.join(d, 'sched'))
+        m = meta(d)
+        try:
+            dt, got, ios = window(d)
+        except (OSError, KeyError, IndexError):
+            print('  %-12s (no data)' % s)
+            continue
+        tot = sum(v for v in got.values() if v)
+        wsum = sum(w for _, w, _ in m)
+        parts = []
+        for n, w, label in m:
+            sh = got[n] / tot if got.get(n) is not None and tot else None
+            parts.append('%s %s' % (label, f(sh, '%.3f')))
+        hi, lo = got.get(m[0][0]), got.get(m[-1][0])
+        rat = hi / lo if hi and lo else None
+        print('  %-12s %6.0f IOPS  by process: %s  first:last %s' % (s, ios / dt, ', '.join(parts), f(rat, '%.2f')))
+        if s != 'cfq-prio':
+            continue
+        # The scheduler's own counters: requests dispatched per level.
+        la, lb = levels(os.path.join(d, 'levels.a')), levels(os.path.join(d, 'levels.b'))
+        disp = ldelta(la, lb, 'dispatched')
+        secs = ldelta(la, lb, 'sectors')
+        if not disp:
+            print('  %-12s no debugfs counters' % '')
+            continue
+        lv = [int(label.split()[-1]) for _, _, label in m]
+        dtot = sum(disp[l] for l in lv)
+        errs = []
+        parts = []
+        for (n, w, label), l in zip(m, lv):
+            sh = disp[l] / dtot if dtot else 0
+            exp = w / wsum
+            errs.append(abs(sh / exp - 1))
+            parts.append('level %d %d req %.3f (want %.3f)' % (l, disp[l], sh, exp))
+        print('  %-12s debugfs: %s' % ('', ', '.join(parts)))
+        print('  %-12s debugfs sectors: %s' % ('', ', '.join('level %d %d' % (l, secs[l]) for l in lv)))
+        worst = max(errs)
+        if disp.get(lv[-1]):
+            ratio19 = disp[lv[0]] / disp[lv[-1]]
+    bench('P2 %s-share-error' % name, worst, '%.3f', '<=0.10', lambda x: x <= 0.10)
+    if cfg == 'pair':
+        bench('P2 level19/level1', ratio19, '%.2f', '9.00..11.00', lambda x: 9.0 <= x <= 11.0)
+
+def jain(xs):
+    s = sum(xs)
+    q = sum(x * x for x in xs)
+    return s * s / (len(xs) * q) if q else None
+
+def p3(top):
+    jc = None
+    for d in runs(top, 'p3-'):
+        s = rd(os.path.join(d, 'sched'))
+        try:
+            dt, got, ios = window(d)
+        except (OSError, KeyError, IndexError):
+            print('  %-12s (no data)' % s)
+            continue
+        xs = [v for v in got.values() if v is not None]
+        j = jain(xs) if len(xs) == len(got) and xs else None
+        per = sorted(x / 4096 / dt for x in xs)
+        print('  %-12s %6.0f IOPS  Jain %s  per reader IOPS min %.0f max %.0f' % (
+            s, ios / dt, f(j, '%.4f'), per[0] if per else 0, per[-1] if per else 0))
+        if s == 'cfq-prio':
+            jc = j
+    bench('P3 jain-index', jc, '%.4f', '>=0.98', lambda x: x >= 0.98)
+
+# -- P4: RT latency ------------------------------------------------------------
+def clat(path):
+    j = fio(path)['jobs'][0]['read']
+    p = j['clat_ns'].get('percentile', {})
+    return j['iops'], p.get('50.000000', 0) / 1000, p.get('99.000000', 0) / 1000, j['clat_ns']['max'] / 1000
+
+def p4(top):
+    rc = None
+    print('  %-12s %24s %24s %8s  %s' % ('scheduler', 'idle: IOPS p50 p99 (us)', 'busy: IOPS p50 p99 (us)',
+                                        'p99 x', 'busy readers during RT'))
+    for d in runs(top, 'p4-'):
+        s = rd(os.path.join(d, 'sched'))
+        try:
+            i0, a50, a99, _ = clat(os.path.join(d, 'idle.json'))
+            i1, b50, b99, bmax = clat(os.path.join(d, 'busy.json'))
+        except (OSError, ValueError, KeyError, IndexError):
+            print('  %-12s (no data)' % s)
+            continue
+        ratio = b99 / a99 if a99 else None
+        try:
+            dt, got, _ = window(d)
+            bg = '%.0f IOPS' % (sum(got.values()) / 4096 / dt)
+        except Exception:
+            bg = '-'
+        print('  %-12s %6.0f %8.0f %8.0f   %6.0f %8.0f %8.0f   %6s  %s' % (s, i0, a50, a99, i1, b50, b99, f(ratio, '%.2f'), bg))
+        if s == 'cfq-prio':
+            rc = ratio
+    bench('P4 rt-p99-busy/idle', rc, '%.2f', '<=1.25', lambda x: x <= 1.25)
+
+# -- P5: idle ---------------------------------------------------------------------
+def lat_times(path):
+    t = []
+    try:
+        for line in open(path):
+            w = line.split(',')
+            if len(w) > 1:
+                t.append(int(w[0]))
+    except OSError:
+        pass
+    return sorted(t)
+
+def p5(top):
+    share_c = gap_c = None
+    print('  %-12s %10s %10s %9s %14s %16s' % ('scheduler', 'busy I/Os', 'idle I/Os', 'idle %', 'takeover (ms)', 'idle IOPS after'))
+    for d in runs(top, 'p5-'):
+        s = rd(os.path.join(d, 'sched'))
+        busy = lat_times(os.path.join(d, 'busy_clat.1.log'))
+        idle = lat_times(os.path.join(d, 'idle_clat.1.log'))
+        w0, w1 = (int(x) for x in rd(os.path.join(d, 'window'), '0 0').split())
+        if not busy or not w1:
+            print('  %-12s (no data)' % s)
+            continue
+        nb = sum(1 for t in busy if w0 <= t < w1)
+        ni = sum(1 for t in idle if w0 <= t < w1)
+        share = ni / (nb + ni) if nb + ni else None
+        stop = busy[-1]
+        after = [t for t in idle if t > stop]
+        gap = after[0] - stop if after else None
+        rate = None
+        if after:
+            rate = sum(1 for t in after if t < after[0] + 1000)
+        print('  %-12s %10d %10d %8.3f%% %14s %16s' % (s, nb, ni, 100 * share if share is not None else -1,
+              f(gap, '%d'), f(rate, '%d')))
+        if s == 'cfq-prio':
+            share_c, gap_c = share, gap
+    bench('P5 idle-share', share_c, '%.5f', '<=0.001', lambda x: x <= 0.001)
+    bench('P5 idle-takeover-ms', gap_c, '%d', '<=200', lambda x: x <= 200)
+
+# -- P6: many processes -------------------------------------------------------------
+def p6(top):
+    rc = None
+    print('  %-12s %12s %12s %8s  %s' % ('scheduler', 'IOPS 10 proc', '1000 procs', '1000/10', 'processes that read in the window, Jain index over all'))
+    res = {}
+    for path in runs(top, 'p6-'):
+        s = rd(os.path.join(path, 'sched'))
+        n = int(rd(os.path.join(path, 'procs')))
+        try:
+            dt, got, ios = window(path)
+        except Exception:
+            continue
+        xs = [v if v is not None else 0 for v in got.values()]
+        active = sum(1 for x in xs if x > 0)
+        note = '%d/%d processes read, Jain %s' % (active, n, f(jain(xs) if xs else None, '%.2f'))
+        la, lb = levels(os.path.join(path, 'levels.a')), levels(os.path.join(path, 'levels.b'))
+        if lb:
+            q = max(lb.values(), key=lambda x: x['dispatched'] - (la[x['level']]['dispatched'] if la else 0))
+            note += ', %d queues at level %d' % (q['queues'], q['level'])
+        res.setdefault(s, {})[n] = (ios / dt, note)
+    for s in sorted(res, key=order):
+        v = res[s]
+        a, b = v.get(10, (None, '')), v.get(1000, (None, ''))
+        ratio = b[0] / a[0] if a[0] and b[0] else None
+        print('  %-12s %12s %12s %8s  10: %s' % (s, f(a[0], '%.0f'), f(b[0], '%.0f'), f(ratio, '%.2f'), a[1]))
+        print('  %-12s %12s %12s %8s  1000: %s' % ('', '', '', '', b[1]))
+        if s == 'cfq-prio':
+            rc = ratio
+    bench('P6 iops-1000/10', rc, '%.2f', '>=0.80', lambda x: x >= 0.80)
+
+cmd = sys.argv[1]
+if cmd == 'p1':
+    p1(sys.argv[2], sys.argv[3:])
+elif cmd == 'p2':
+    p2(sys.argv[2], sys.argv[3], sys.argv[4])
+elif cmd == 'p3':
+    p3(sys.argv[2])
+elif cmd == 'p4':
+    p4(sys.argv[2])
+elif cmd == 'p5':
+    p5(sys.argv[2])
+elif cmd == 'p6':
+    p6(sys.argv[2])
+flush_bench()
+PYEOF
+
+an() { BENCH_SCHEDS="${SCHEDS[*]}" python3 "$WORK/an.py" "$@" 2>&1; }
+
+# ---------------------------------------------------------------------------
+# Devices and schedulers.
+
+# use DEV SCHED: select the scheduler; on the slow device also raise
+# nr_requests (a scheduler switch resets it).
+use() {
+	local dev=$1 s=$2
+	sched_set "$dev" "$s" || { note "cannot select $s on $dev"; return 1; }
+	if [ "$dev" = slow ] && [ "$s" != none ]; then
+		echo $SLOW_NR_REQUESTS >"/sys/block/$dev/queue/nr_requests" 2>/dev/null ||
+			note "cannot set nr_requests on $dev for $s"
+	fi
+	return 0
+}
+
+# The classic priority that stands in for a level on the mainline schedulers
+# (DESIGN.md 3.2: level 19..18 is BE 0, level 1 is BE 7, 0 is IDLE, 20 RT).
+prio_cmd() { # SCHED LEVEL -> prefix words
+	local s=$1 l=$2
+	if [ "$s" = cfq-prio ]; then
+		echo "ioprio -n $l --"
+	elif [ "$l" -ge 20 ]; then
+		echo "ionice -c1 -n4"
+	elif [ "$l" -le 0 ]; then
+		echo "ionice -c3"
+	else
+		local be=$(((19 - l) / 2))
+		[ $be -gt 7 ] && be=7
+		echo "ionice -c2 -n$be"
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# Background readers: fio jobs in threads of one fio process each, so that
+# /proc/PID/io of that process counts the bytes its reader submitted.
+R_PIDS=()
+R_NAMES=()
+RUN=
+
+# reader NAME PREFIX FIOARGS...: start a reader on $DEV, results in $RUN
+reader() {
+	local name=$1 prefix=$2
+	shift 2
+	# shellcheck disable=SC2086
+	$prefix fio --name="$name" --thread --filename="/dev/$DEV" --direct=1 \
+		--rw=randread --bs=4k --norandommap --randrepeat=0 \
+		--time_based --runtime=300 "$@" \
+		--output-format=json --output="$RUN/$name.json" >"$RUN/$name.err" 2>&1 &
+	R_PIDS+=($!)
+	R_NAMES+=("$name")
+}
+
+# rb PID: RB := the bytes PID has submitted for reading ("" if it is gone);
+# builtins only, no fork.
+rb() {
+	local k v
+	RB=
+	while read -r k v; do
+		[ "$k" = read_bytes: ] && { RB=$v; return 0; }
+	done <"/proc/$1/io"
+} 2>/dev/null
+
+# Wait until every reader has submitted I/O (at most 30 s).
+readers_started() {
+	local i t ok
+	for ((t = 0; t < 300; t++)); do
+		ok=1
+		for i in "${!R_PIDS[@]}"; do
+			rb "${R_PIDS[i]}"
+			[ -n "$RB" ] && [ "$RB" != 0 ] || { ok=0; break; }
+		done
+		[ $ok = 1 ] && return 0
+		sleep 0.1
+	done
+	note "readers did not all start: ${R_NAMES[*]}"
+	return 1
+}
+
+# snap FILE: time, the device's stat line, each reader's read bytes, and
+# cfq-prio's level counters (FILE with .a/.b becomes levels.a/levels.b).
+snap() {
+	local file=$1 i st lines
+	# Builtins only: the shell may compete with 1,000 busy processes (P6).
+	read -r st <"/sys/block/$DEV/stat"
+	{
+		echo "time $EPOCHREALTIME"
+		echo "stat $st"
+		for i in "${!R_PIDS[@]}"; do
+			rb "${R_PIDS[i]}"
+			echo "r ${R_NAMES[i]} $RB"
+		done
+	} >"$file"
+	local lv=/sys/kernel/debug/block/$DEV/sched/levels
+	if [ -r "$lv" ]; then
+		mapfile -t lines <"$lv"
+		printf '%s\n' "${lines[@]}" >"${file%/*}/levels.${file##*.}"
+	fi
+	return 0
+}
+
+stop_readers() {
+	[ ${#R_PIDS[@]} -eq 0 ] && return 0
+	kill -TERM "${R_PIDS[@]}" 2>/dev/null
+	wait "${R_PIDS[@]}" 2>/dev/null
+	R_PIDS=()
+	R_NAMES=()
+}
+
+# newrun NAME SCHED: a fresh folder for one run
+newrun() {
+	RUN=$WORK/$1
+	mkdir -p "$RUN"
+	echo "$2" >"$RUN/sched"
+	: >"$RUN/meta"
+}
+
+# keep the fio JSON of the run in the results folder
+keep() {
+	local j
+	for j in "$RUN"/*.json; do
+		[ -f "$j" ] && cp "$j" "$RAW/$(basename "$RUN")-$(basename "$j")"
+	done
+	for j in "$RUN"/*.err; do
+		[ -s "$j" ] && grep -v '^fio: terminating on signal' "$j" | sed "s|^|# $(basename "$RUN") $(basename "$j" .err): |" | head -5
+	done
+	return 0
+}
+
+# A fixed CPU work load, to see how fast the (emulated) guest CPU is now.
+cpu_probe() {
+	local t0 i
+	t0=$(now_ms)
+	for ((i = 0; i < 20000; i++)); do :; done
+	echo $(($(now_ms) - t0))
+}
+
+# bsleep SECONDS: sleep without a fork (read from a FIFO nobody writes)
+mkfifo "$WORK/nap" && exec 7<>"$WORK/nap"
+bsleep() { read -r -t "$1" -u 7 _; return 0; }
+
+section() { # TITLE
+	say ""
+	say "$*"
+}
+
+took() { # START
+	say "  [took $(($(date +%s) - $1)) s]"
+}
+
+# ---------------------------------------------------------------------------
+# P1: cost of the scheduler on a device faster than the CPU.
+P1_RUNTIME=4
+p1() {
+	local r s order t0=$(date +%s)
+	DEV=fast
+	section "P1 cost: 4 KiB random reads on null_blk 'fast', io_uring, 2 jobs x depth 32, 2 rounds x ${P1_RUNTIME} s (+1 s ramp) per scheduler"
+	for r in 1 2; do
+		order=("${SCHEDS[@]}")
+		[ $r = 2 ] && order=($(printf '%s\n' "${SCHEDS[@]}" | tac))
+		for s in "${order[@]}"; do
+			use $DEV "$s" || continue
+			note "P1 round $r: $s"
+			fio --name=p1 --filename=/dev/$DEV --direct=1 --ioengine=io_uring --iodepth=32 \
+				--numjobs=2 --rw=randread --bs=4k --norandommap --randrepeat=0 \
+				--time_based --runtime=$P1_RUNTIME --ramp_time=1 --group_reporting \
+				--output-format=json --output="$RAW/p1-$s-r$r.json" >/dev/null 2>&1 ||
+				note "fio failed for P1 $s round $r"
+		done
+	done
+	an p1 "$RAW" "${SCHEDS[@]}" | tee -a "$REPORT"
+	took $t0
+}
+
+# ---------------------------------------------------------------------------
+# P2: shares of backlogged readers at different levels.
+P2_WARM=2 P2_WIN=6 P2_DEPTH=16
+p2_run() { # CFG SCHED LEVEL...
+	local cfg=$1 s=$2 l
+	shift 2
+	newrun "p2-$cfg-$s" "$s"
+	use $DEV "$s" || return 1
+	for l in "$@"; do
+		local prefix
+		prefix=$(prio_cmd "$s" "$l")
+		echo "l$l $((l + 1)) ${prefix% --} " | sed 's/ionice -c2 -n\([0-7]\)/BE\1/; s/ioprio -n /level /' >>"$RUN/meta"
+		reader "l$l" "$prefix" --ioengine=libaio --iodepth=$P2_DEPTH
+	done
+	readers_started
+	sleep $P2_WARM
+	snap "$RUN/snap.a"
+	sleep $P2_WIN
+	snap "$RUN/snap.b"
+	stop_readers
+	keep
+}
+
+p2() {
+	local s t0=$(date +%s)
+	DEV=slow
+	section "P2 shares: backlogged readers (libaio depth $P2_DEPTH each) on 'slow', ${P2_WIN} s window after ${P2_WARM} s;" \
+		"cfq-prio at levels, the mainline schedulers at the classic classes of those levels (19 = BE0, 1 = BE7; 15 = BE2, 10 = BE4, 5 = BE7)"
+	say "  levels 19 and 1 (want 10:1):"
+	for s in "${SCHEDS[@]}"; do
+		note "P2 19:1 $s"
+		p2_run pair "$s" 19 1
+	done
+	an p2 "$WORK" pair 19:1 | tee -a "$REPORT"
+	say "  levels 15, 10 and 5 (want 16:11:6):"
+	for s in bfq cfq-prio; do
+		note "P2 15:10:5 $s"
+		p2_run three "$s" 15 10 5
+	done
+	an p2 "$WORK" three 15:10:5 | tee -a "$REPORT"
+	took $t0
+}
+
+# ---------------------------------------------------------------------------
+# P3: eight readers at one level.
+P3_WARM=2 P3_WIN=6
+p3() {
+	local s i t0=$(date +%s)
+	DEV=slow
+	section "P3 equal shares: 8 readers at level 10 (mainline: BE4), libaio depth 4 each, on 'slow', ${P3_WIN} s window; Jain's index over the bytes each read"
+	for s in "${SCHEDS[@]}"; do
+		note "P3 $s"
+		newrun "p3-$s" "$s"
+		use $DEV "$s" || continue
+		for i in 1 2 3 4 5 6 7 8; do
+			reader "r$i" "$(prio_cmd "$s" 10)" --ioengine=libaio --iodepth=4
+		done
+		readers_started
+		sleep $P3_WARM
+		snap "$RUN/snap.a"
+		sleep $P3_WIN
+		snap "$RUN/snap.b"
+		stop_readers
+		keep
+	done
+	an p3 "$WORK" | tee -a "$REPORT"
+	took $t0
+}
+
+# ---------------------------------------------------------------------------
+# P4: latency of a real time reader, idle device vs 8 busy readers.
+P4_RT=6
+p4() {
+	local s i t0=$(date +%s) rt
+	DEV=slow
+	section "P4 RT latency: a real time reader (psync, depth 1; cfq-prio level 20, mainline ionice -c1) for ${P4_RT} s," \
+		"alone and with 8 busy readers (libaio depth 4 each, level 10 / BE4) on 'slow'; completion latency (fio clat)"
+	for s in "${SCHEDS[@]}"; do
+		note "P4 $s"
+		newrun "p4-$s" "$s"
+		use $DEV "$s" || continue
+		rt=$(prio_cmd "$s" 20)
+		# shellcheck disable=SC2086
+		$rt fio --name=rt --filename=/dev/$DEV --direct=1 --ioengine=psync --rw=randread \
+			--bs=4k --norandommap --randrepeat=0 --time_based --runtime=$P4_RT \
+			--output-format=json --output="$RUN/idle.json" >"$RUN/idle.err" 2>&1
+		for i in 1 2 3 4 5 6 7 8; do
+			reader "b$i" "$(prio_cmd "$s" 10)" --ioengine=libaio --iodepth=4
+		done
+		readers_started
+		sleep 1
+		snap "$RUN/snap.a"
+		# shellcheck disable=SC2086
+		$rt fio --name=rt --filename=/dev/$DEV --direct=1 --ioengine=psync --rw=randread \
+			--bs=4k --norandommap --randrepeat=0 --time_based --runtime=$P4_RT \
+			--output-format=json --output="$RUN/busy.json" >"$RUN/busy.err" 2>&1
+		snap "$RUN/snap.b"
+		stop_readers
+		keep
+	done
+	an p4 "$WORK" | tee -a "$REPORT"
+	took $t0
+}
+
+# ---------------------------------------------------------------------------
+# P5: an idle reader next to a level-1 reader, and after it stops.
+P5_WARM=1 P5_WIN=5 P5_AFTER=2
+p5() {
+	local s t0=$(date +%s) w0 w1
+	DEV=slow
+	section "P5 idle: an idle reader (cfq-prio level 0, mainline ionice -c3) and a busy level-1 reader (mainline BE7)," \
+		"libaio depth 4 each, on 'slow'; idle share over ${P5_WIN} s, then the time from the busy reader's last" \
+		"completion to the idle reader's next one, and the idle reader's I/Os in the second after that"
+	for s in "${SCHEDS[@]}"; do
+		note "P5 $s"
+		newrun "p5-$s" "$s"
+		use $DEV "$s" || continue
+		reader busy "$(prio_cmd "$s" 1)" --ioengine=libaio --iodepth=4 \
+			--write_lat_log="$RUN/busy" --log_avg_msec=0 --log_unix_epoch=1
+		reader idle "$(prio_cmd "$s" 0)" --ioengine=libaio --iodepth=4 \
+			--write_lat_log="$RUN/idle" --log_avg_msec=0 --log_unix_epoch=1
+		# The idle reader may never get a request through: wait for the busy one.
+		local bp=${R_PIDS[0]} t
+		for ((t = 0; t < 300; t++)); do
+			rb "$bp"
+			[ -n "$RB" ] && [ "$RB" != 0 ] && break
+			sleep 0.1
+		done
+		sleep $P5_WARM
+		w0=$(now_ms)
+		sleep $P5_WIN
+		w1=$(now_ms)
+		echo "$w0 $w1" >"$RUN/window"
+		kill -TERM "$bp"
+		wait "$bp" 2>/dev/null
+		sleep $P5_AFTER
+		R_PIDS=("${R_PIDS[1]}")
+		R_NAMES=(idle)
+		stop_readers
+		keep
+	done
+	an p5 "$WORK" | tee -a "$REPORT"
+	took $t0
+}
+
+# ---------------------------------------------------------------------------
+# P6: 1,000 processes vs 10.  fio cannot run 1,000 jobs in the guest's 2 GiB
+# (each job process takes 1.5 MB and more), so each process is a dd reading
+# 4 KiB blocks with O_DIRECT (synchronous, one request at a time), from its
+# own part of the device.  The processes wait at a gate (a FIFO) until all
+# are forked, so that starting them is not slowed down by those already
+# reading; they are started once per count and the scheduler is switched
+# under them (S12); IOPS come from the device's read count.
+P6_WARM=2 P6_WIN=4
+P6_PIDS=()
+P6_STARTED=0
+p6_spawn() { # N
+	local i gate=$WORK/p6-gate
+	rm -f "$gate"
+	mkfifo "$gate" || return 1
+	exec 8<>"$gate"
+	for ((i = 0; i < $1; i++)); do
+		{
+			read -r _ <&8
+			exec dd if=/dev/$DEV of=/dev/null bs=4k iflag=direct skip=$((i * 16384)) status=none 7<&- 8<&-
+		} 2>/dev/null &
+		P6_PIDS+=($!)
+	done
+	for ((i = 0; i < $1; i++)); do echo; done >&8
+	exec 8<&-
+	rm -f "$gate"
+}
+
+# P6_STARTED: how many of the processes have read something
+p6_count() {
+	local p
+	P6_STARTED=0
+	for p in "${P6_PIDS[@]}"; do
+		rb "$p"
+		[ -n "$RB" ] && [ "$RB" != 0 ] && P6_STARTED=$((P6_STARTED + 1))
+	done
+}
+
+p6_stop() {
+	kill -TERM "${P6_PIDS[@]}" 2>/dev/null
+	wait "${P6_PIDS[@]}" 2>/dev/null
+	P6_PIDS=()
+}
+
+p6() {
+	local n s t t0=$(date +%s) t1 t2
+	DEV=fast
+	section "P6 scale: N processes each reading 4 KiB blocks with dd iflag=direct (sync, depth 1) from 'fast', level 10 (BE4);" \
+		"IOPS over ${P6_WIN} s per scheduler, switched under the running processes"
+	for n in 10 1000; do
+		for s in "${SCHEDS[@]}"; do
+			newrun "p6-$s-$n" "$s"
+			echo $n >"$RUN/procs"
+		done
+	done
+	# With 1,000 runnable processes on 2 CPUs, a normal shell would get a
+	# thousandth of the CPU: run this one at a real time CPU priority while
+	# its children (reset on fork) stay normal, and use builtins in the
+	# measurement loop.
+	chrt -f -R -p 10 $$ || note "cannot make the shell real time"
+	for n in 10 1000; do
+		use $DEV none
+		t1=$(now_ms)
+		p6_spawn $n
+		t2=$(now_ms)
+		for ((t = 0; t < 120; t++)); do
+			p6_count
+			[ $P6_STARTED -ge $n ] && break
+			bsleep 0.5
+		done
+		say "  $n processes forked in $((t2 - t1)) ms; $P6_STARTED of them reading $(($(now_ms) - t2)) ms after the gate opened"
+		R_PIDS=("${P6_PIDS[@]}")
+		R_NAMES=()
+		for ((t = 0; t < n; t++)); do R_NAMES+=("p$t"); done
+		for s in "${SCHEDS[@]}"; do
+			note "P6 $n $s"
+			RUN=$WORK/p6-$s-$n
+			use $DEV "$s" || continue
+			bsleep $P6_WARM
+			snap "$RUN/snap.a"
+			bsleep $P6_WIN
+			snap "$RUN/snap.b"
+		done
+		p6_stop
+		R_PIDS=()
+		R_NAMES=()
+	done
+	chrt -o -p 0 $$
+	an p6 "$WORK" | tee -a "$REPORT"
+	took $t0
+}
+
+# ---------------------------------------------------------------------------
+say "cfq-prio bench (DESIGN.md section 7): $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) " MiB" }' /proc/meminfo), $(date -u '+%Y-%m-%d %H:%M UTC')"
+say "fio: $(fio --version), ioprio_from_nice=$(cat /proc/sys/kernel/ioprio_from_nice)${only:+, only: $only}"
+CPU0=$(cpu_probe)
+say "guest CPU probe (a fixed shell loop; higher = slower, e.g. a loaded host): $CPU0 ms"
+
+if ! nullb_create fast irqmode=1 hw_queue_depth=64 submit_queues=1 size=65536 ||
+	! nullb_create slow irqmode=2 completion_nsec=1000000 hw_queue_depth=2 size=1024; then
+	say "error: cannot create the null_blk devices"
+	exit 1
+fi
+offered=" $(sched_offered fast) "
+avail=()
+for s in "${SCHEDS[@]}"; do
+	case $offered in *" $s "*) avail+=("$s") ;; *) say "note: scheduler $s is not offered, left out" ;; esac
+done
+SCHEDS=("${avail[@]}")
+use slow cfq-prio
+say "schedulers: ${SCHEDS[*]} (default tunables); cfq-prio: $(cd /sys/block/slow/queue/iosched && for t in *; do printf '%s=%s ' "$t" "$(cat "$t")"; done)"
+use slow bfq && say "bfq: $(cd /sys/block/slow/queue/iosched && for t in slice_idle low_latency; do printf '%s=%s ' "$t" "$(cat "$t")"; done)"
+say "devices: fast (null_blk irqmode=1, depth 64, nr_requests $(cat /sys/block/fast/queue/nr_requests)); slow (irqmode=2, 1 ms, depth 2, nr_requests $SLOW_NR_REQUESTS, none: 2)"
+
+for p in p1 p2 p3 p4 p5 p6; do
+	P=${p^^}
+	wanted "$P" || continue
+	note "$P starts"
+	$p || ERRORS=$((ERRORS + 1))
+done
+
+CPU1=$(cpu_probe)
+say ""
+say "guest CPU probe at the end: $CPU1 ms (start: $CPU0 ms)"
+say "summary: $(grep -c '^bench: .* met$' "$REPORT") met, $(grep -c '^bench: .* missed$' "$REPORT") missed, $(grep -c '^bench: .* n/a$' "$REPORT") not measured; whole run $(($(date +%s) - T_START)) s"
+nullb_remove fast
+nullb_remove slow
+[ $ERRORS -eq 0 ] && ! grep -q '^bench: .* n/a$' "$REPORT"
