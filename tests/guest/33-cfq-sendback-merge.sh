@@ -27,27 +27,6 @@ verify_opts="$io_opts --rw=randwrite --iodepth=16 --verify=crc32c --verify_fatal
 # the verified data.
 reader_opts="$io_opts --rw=randread --iodepth=1 --size=64M --time_based --runtime=600"
 
-# verified FILE: fio's terse output says no error (field 5) for every job.
-verified() {
-	[ -s "$1" ] && awk -F';' '$1 == 3 { n++; if ($5 != 0) bad = 1 }
-		END { exit !(n > 0 && !bad) }' "$1"
-}
-
-# settled SNAPSHOT LEVEL...: every request of these levels inserted has
-# completed and none is queued, listed or in flight; prints what is not so.
-settled() {
-	local s=$1 l c bad=
-	shift
-	for l in "$@"; do
-		for c in queued listed inflight; do
-			[ "$(counter "$s" "$l" $c)" = 0 ] || bad="$bad level $l $c $(counter "$s" "$l" $c);"
-		done
-		[ "$(counter "$s" "$l" inserted)" = "$(counter "$s" "$l" completed)" ] ||
-			bad="$bad level $l inserted $(counter "$s" "$l" inserted) completed $(counter "$s" "$l" completed);"
-	done
-	echo "$bad"
-}
-
 # --- S7: a level-10 writer (verified) and a real time reader that reads
 # every 20 ms: each real time arrival sends back the listed level-10 requests.
 fio_bg "$tmp/rt" 20 --name=rt $reader_opts --offset=256M --thinktime=20000

@@ -45,12 +45,6 @@ bounded() {
 ended() { ! kill -0 "$1" 2>/dev/null; }
 write_to() { echo "$2" >"$1"; }
 
-# verified FILE: fio's terse output says no error (field 5) for every job.
-verified() {
-	[ -s "$1" ] && awk -F';' '$1 == 3 { n++; if ($5 != 0) bad = 1 }
-		END { exit !(n > 0 && !bad) }' "$1"
-}
-
 # --- switching under I/O
 if ! nullb_create $dev memory_backed=1 size=256 irqmode=2 completion_nsec=200000 \
 	hw_queue_depth=4 || ! sched_set $dev cfq-prio; then

@@ -125,3 +125,24 @@ within() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= h
 kmsg_mark() { dmesg | wc -l; }
 kmsg_since() { dmesg | tail -n +$(($1 + 1)); }
 KMSG_BAD='WARNING:|BUG:|Oops|general protection|INFO: task .* blocked|hung_task|possible recursive locking|circular locking|KASAN|UBSAN|list_(add|del) corruption|Call Trace'
+
+# verified FILE: fio's terse output says no error (field 5) for every job.
+verified() {
+	[ -s "$1" ] && awk -F';' '$1 == 3 { n++; if ($5 != 0) bad = 1 }
+		END { exit !(n > 0 && !bad) }' "$1"
+}
+
+# settled SNAPSHOT LEVEL...: every request of these levels inserted has
+# completed and none is queued, listed or in flight; prints what is not so.
+settled() {
+	local s=$1 l c bad=
+	shift
+	for l in "$@"; do
+		for c in queued listed inflight; do
+			[ "$(counter "$s" "$l" $c)" = 0 ] || bad="$bad level $l $c $(counter "$s" "$l" $c);"
+		done
+		[ "$(counter "$s" "$l" inserted)" = "$(counter "$s" "$l" completed)" ] ||
+			bad="$bad level $l inserted $(counter "$s" "$l" inserted) completed $(counter "$s" "$l" completed);"
+	done
+	echo "$bad"
+}
