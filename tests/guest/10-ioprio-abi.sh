@@ -204,8 +204,15 @@ if nullb_create slow0 irqmode=2 completion_nsec=300000000 hw_queue_depth=4; then
 	for pair in 20:"1 0 0" 10:"0 1 0" 1:"0 1 0" 0:"0 0 1"; do
 		l=${pair%%:*} want=${pair#*:}
 		$probe read /dev/slow0 $((LEVEL | l)) &
-		sleep 0.15
-		got=$(cat /sys/kernel/debug/block/slow0/sched/queued)
+		# Poll (builtins only) while the 300 ms read is queued: the
+		# probe may take long to start on a slow (debug) kernel.
+		got="0 0 0"
+		for ((i = 0; i < 200; i++)); do
+			read -r got </sys/kernel/debug/block/slow0/sched/queued
+			[ "$got" != "0 0 0" ] && break
+			kill -0 $! 2>/dev/null || break
+			sleep 0.01
+		done
 		wait
 		expect_eq "mq-deadline queues level $l in class $(case $want in 1*) echo RT;; "0 1"*) echo BE;; *) echo IDLE;; esac)" \
 			"$want" "$got"

@@ -91,10 +91,12 @@ set -- $(flood_run)
 ctl_slots=$1 ctl_busy=$2 ctl_iops=$(cat "$tmp/iops")
 set -- $(waits)
 ctl_slow=$1 ctl_n=$2 ctl_max=$3
-if [ "$ctl_busy" -ge $nr ] && [ "$ctl_slow" -gt 0 ]; then
-	pass "control: without the limit the level-1 flood takes every slot ($ctl_busy of $nr tags) and the level-19 reader waits for one ($ctl_slow of $ctl_n reads; longest $ctl_max ms; $ctl_iops IOPS against $alone alone)"
+# Sampled every 0.5 s, the tags in use may be caught with one or two of them
+# between completion and reallocation.
+if [ "$ctl_busy" -ge $((nr - procs)) ] && [ "$ctl_slow" -gt 0 ]; then
+	pass "control: without the limit the level-1 flood takes (nearly) every slot ($ctl_busy of $nr tags) and the level-19 reader waits for one ($ctl_slow of $ctl_n reads; longest $ctl_max ms; $ctl_iops IOPS against $alone alone)"
 else
-	fail "control: without the limit the level-1 flood takes every slot and the level-19 reader waits for one" \
+	fail "control: without the limit the level-1 flood takes (nearly) every slot and the level-19 reader waits for one" \
 		"tags in use at most $ctl_busy of $nr; level-1 slots at most $ctl_slots" \
 		"reader: $ctl_slow of $ctl_n reads waited for a request (longest $ctl_max ms); $ctl_iops IOPS, $alone alone" \
 		"without this the checks below prove nothing"
