@@ -79,7 +79,8 @@ build/tests/ioprio-probe: tests/guest/ioprio-probe.c build/headers/include/linux
 image: kernel userspace
 	@$(MAKE) --no-print-directory $(IMAGE)
 
-$(IMAGE): $(KOUT)/build-id build/userspace/ioprio mkosi.conf $(MKOSI_EXTRA) $(USERSPACE_SRC)
+# The image carries the modules of every flavor built so far.
+$(IMAGE): $(KOUT)/build-id $(wildcard build/kernel-*/build-id) build/userspace/ioprio mkosi.conf $(MKOSI_EXTRA) $(USERSPACE_SRC)
 	@scripts/deps.sh image
 	@scripts/image.sh build
 

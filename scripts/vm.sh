@@ -73,13 +73,18 @@ boot() {
 		echo "CFQ_TESTS='${CFQ_TESTS:-}'"
 	} >"$out/env"
 	[ -z "$script" ] || echo "$script" >"$out/script"
+	# tsc=reliable: under emulation the clocksource watchdog sees the TSC
+	# skew against the emulated HPET when the host is loaded and switches
+	# to the HPET, whose every read is an emulated device access; that
+	# would change timings in the middle of a run.  The TSC QEMU gives is
+	# monotonic and the same on every vCPU.
 	say "booting $(cat "$kdir/release") ($1) for '$mode', at most $limit s; console: ${out#"$top"/}/console.log"
 	timeout -k 10 "$limit" qemu-system-x86_64 \
 		-machine q35 -accel "$accel_opt" -cpu max -smp 2 -m 2G \
 		-nodefaults -nographic -no-reboot \
 		-serial "file:$out/console.log" -monitor none \
 		-kernel "$kdir/bzImage" \
-		-append "root=PARTUUID=$root_uuid rw console=ttyS0 loglevel=5 panic=-1 systemd.firstboot=off systemd.show_status=error cfqprio.run=$mode ${CMDLINE:-}" \
+		-append "root=PARTUUID=$root_uuid rw console=ttyS0 loglevel=5 panic=-1 tsc=reliable systemd.firstboot=off systemd.show_status=error cfqprio.run=$mode ${CMDLINE:-}" \
 		-object rng-random,filename=/dev/urandom,id=rng0 \
 		-device virtio-rng-pci,rng=rng0 \
 		-device virtio-scsi-pci,id=scsi \
