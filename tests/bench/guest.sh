@@ -47,11 +47,13 @@ trap 'rm -rf "$WORK"' EXIT
 ERRORS=0
 T_START=$(date +%s)
 
-say() { printf '%s\n' "$*" | tee -a "$REPORT"; }
+say() { printf '%s\n' "$*" >>"$REPORT"; printf '%s\n' "$*"; }
 note() { printf '# %s\n' "$*"; }                 # progress: log only
 # Milliseconds since the epoch, without a fork (the clock of fio's
 # log_unix_epoch).
 now_ms() { local t=${EPOCHREALTIME/./}; echo "${t:0:-3}"; }
+# the same into NOW, without a fork
+set_now() { NOW=${EPOCHREALTIME/./}; NOW=${NOW:0:-3}; }
 wanted() { [ -z "$only" ] || grep -qE "$only" <<<"$1"; }
 
 # ---------------------------------------------------------------------------
@@ -142,29 +144,28 @@ def runs(top, prefix):
     return sorted(ds, key=lambda d: (order(rd(os.path.join(d, 'sched'), '')), d))
 
 # -- P1 ----------------------------------------------------------------------
-def p1(top, scheds):
-    iops = {}
+def p1(path, scheds):
+    """lines: round scheduler ios t0 t1"""
+    rounds = {}
+    for line in open(path):
+        w = line.split()
+        if len(w) == 5 and float(w[4]) > float(w[3]):
+            rounds.setdefault(int(w[0]), {})[w[1]] = int(w[2]) / (float(w[4]) - float(w[3]))
+    iops = {s: [rd_[s] for rd_ in rounds.values() if s in rd_] for s in scheds}
+    med = {s: statistics.median(v) for s, v in iops.items() if v}
+    def ratios(a, b):
+        return sorted(r[a] / r[b] for r in rounds.values() if r.get(a) and r.get(b))
+    print('  %-12s %9s %9s %9s  %s' % ('scheduler', 'median', 'min', 'max', 'x none per round: median (quartiles)'))
     for s in scheds:
-        iops[s] = []
-        for path in sorted(glob.glob(os.path.join(top, 'p1-%s-r*.json' % s))):
-            try:
-                iops[s].append(sum(j['read']['iops'] for j in fio(path)['jobs']))
-            except (OSError, ValueError, KeyError):
-                pass
-    mean = {s: statistics.mean(v) for s, v in iops.items() if v}
-    base = mean.get('none')
-    print('  %-12s %-22s %9s %9s  %s' % ('scheduler', 'IOPS per round', 'mean', 'x none', 'spread'))
-    for s in scheds:
-        if s not in mean:
+        if s not in med:
             print('  %-12s (not measured)' % s)
             continue
-        v = iops[s]
-        spread = (max(v) - min(v)) / mean[s] if len(v) > 1 else 0
-        print('  %-12s %-22s %9.0f %9s  %.1f%%' % (s, ' '.join('%.0f' % x for x in v), mean[s],
-              f(mean[s] / base if base else None, '%.2f'), 100 * spread))
-    c = mean.get('cfq-prio')
+        x = ratios(s, 'none')
+        q = '%.2f (%.2f..%.2f)' % (statistics.median(x), pct(x, 25), pct(x, 75)) if x else '-'
+        print('  %-12s %9.0f %9.0f %9.0f  %s' % (s, med[s], min(iops[s]), max(iops[s]), q))
     def r(o):
-        return c / mean[o] if c and mean.get(o) else None
+        x = ratios('cfq-prio', o)
+        return statistics.median(x) if x else None
     bench('P1 cfq-prio/none', r('none'), '%.2f', '>=0.90', lambda x: x >= 0.90)
     bench('P1 cfq-prio/mq-deadline', r('mq-deadline'), '%.2f', '>=1.00', lambda x: x >= 1.00)
     bench('P1 cfq-prio/bfq', r('bfq'), '%.2f', '>=1.50', lambda x: x >= 1.50)
@@ -199,7 +200,7 @@ def p2(top, cfg, name):
             parts.append('%s %s' % (label, f(sh, '%.3f')))
         hi, lo = got.get(m[0][0]), got.get(m[-1][0])
         rat = hi / lo if hi and lo else None
-        print('  %-12s %6.0f IOPS  by process: %s  first:last %s' % (s, ios / dt, ', '.join(parts), f(rat, '%.2f')))
+        print('  %-12s %6.0f IOPS  by process: %s  ratio %s' % (s, ios / dt, ', '.join(parts), f(rat, '%.2f')))
         if s != 'cfq-prio':
             continue
         # The scheduler's own counters: requests dispatched per level.
@@ -251,30 +252,74 @@ def p3(top):
     bench('P3 jain-index', jc, '%.4f', '>=0.98', lambda x: x >= 0.98)
 
 # -- P4: RT latency ------------------------------------------------------------
-def clat(path):
-    j = fio(path)['jobs'][0]['read']
-    p = j['clat_ns'].get('percentile', {})
-    return j['iops'], p.get('50.000000', 0) / 1000, p.get('99.000000', 0) / 1000, j['clat_ns']['max'] / 1000
+def pct(xs, p):
+    """nearest-rank percentile of a sorted list"""
+    if not xs:
+        return None
+    return xs[min(len(xs) - 1, max(0, math.ceil(p / 100 * len(xs)) - 1))]
 
 def p4(top):
     rc = None
-    print('  %-12s %24s %24s %8s  %s' % ('scheduler', 'idle: IOPS p50 p99 (us)', 'busy: IOPS p50 p99 (us)',
-                                        'p99 x', 'busy readers during RT'))
+    print('  %-12s %26s %26s %7s %11s  %s' % ('scheduler', 'idle: I/Os  p50  p99 (us)', 'busy: I/Os  p50  p99 (us)',
+                                        'p99 x', 'turns p99 x', 'busy readers, busy turns'))
     for d in runs(top, 'p4-'):
         s = rd(os.path.join(d, 'sched'))
+        skip = int(rd(os.path.join(d, 'skip'), '0'))
+        phases = []
+        for line in (rd(os.path.join(d, 'phases'), '') or '').splitlines():
+            w = line.split()
+            phases.append((w[0], int(w[1]) + skip, int(w[2])))
+        lat = {'idle': [], 'busy': []}
+        per = [[] for _ in phases]
         try:
-            i0, a50, a99, _ = clat(os.path.join(d, 'idle.json'))
-            i1, b50, b99, bmax = clat(os.path.join(d, 'busy.json'))
-        except (OSError, ValueError, KeyError, IndexError):
+            for line in open(os.path.join(d, 'rt_clat.1.log')):
+                w = line.split(',')
+                t, v = int(w[0]), int(w[1])
+                for k, (ph, a, b) in enumerate(phases):
+                    if a <= t < b:
+                        lat[ph].append(v / 1000)
+                        per[k].append(v / 1000)
+                        break
+        except OSError:
+            pass
+        # Each busy turn against the idle turn before it: a hiccup of the
+        # host then spoils one pair, not the whole figure.
+        pairs = []
+        for k in range(1, len(phases)):
+            if phases[k][0] == 'busy' and phases[k - 1][0] == 'idle' and per[k] and per[k - 1]:
+                i99 = pct(sorted(per[k - 1]), 99)
+                if i99:
+                    pairs.append(pct(sorted(per[k]), 99) / i99)
+        pairs.sort()
+        if not lat['idle'] or not lat['busy']:
             print('  %-12s (no data)' % s)
             continue
-        ratio = b99 / a99 if a99 else None
+        for v in lat.values():
+            v.sort()
+        i50, i99 = pct(lat['idle'], 50), pct(lat['idle'], 99)
+        b50, b99 = pct(lat['busy'], 50), pct(lat['busy'], 99)
+        pooled = b99 / i99 if i99 else None
+        ratio = statistics.median(pairs) if pairs else None
+        # the busy readers' bytes over the busy turns
+        bg = '-'
         try:
-            dt, got, _ = window(d)
-            bg = '%.0f IOPS' % (sum(got.values()) / 4096 / dt)
-        except Exception:
-            bg = '-'
-        print('  %-12s %6.0f %8.0f %8.0f   %6.0f %8.0f %8.0f   %6s  %s' % (s, i0, a50, a99, i1, b50, b99, f(ratio, '%.2f'), bg))
+            lines = open(os.path.join(d, 'busy-snaps')).read().split('time ')[1:]
+            tot = 0.0
+            secs = 0.0
+            for a, b in zip(lines[0::2], lines[1::2]):
+                def parse(txt):
+                    t = float(txt.split()[0])
+                    r = {w[1]: int(w[2]) for w in (l.split() for l in txt.splitlines()) if len(w) == 3 and w[0] == 'r'}
+                    return t, r
+                ta, ra = parse(a)
+                tb, rb_ = parse(b)
+                secs += tb - ta
+                tot += sum(rb_[n] - ra[n] for n in rb_ if n in ra)
+            bg = '%.0f IOPS' % (tot / 4096 / secs)
+        except (OSError, ValueError, ZeroDivisionError, IndexError):
+            pass
+        print('  %-12s %8d %7.0f %8.0f  %8d %7.0f %8.0f  %7s %11s  %s' % (s, len(lat['idle']), i50, i99,
+              len(lat['busy']), b50, b99, f(pooled, '%.2f'), f(ratio, '%.2f'), bg))
         if s == 'cfq-prio':
             rc = ratio
     bench('P4 rt-p99-busy/idle', rc, '%.2f', '<=1.25', lambda x: x <= 1.25)
@@ -293,7 +338,7 @@ def lat_times(path):
 
 def p5(top):
     share_c = gap_c = None
-    print('  %-12s %10s %10s %9s %14s %16s' % ('scheduler', 'busy I/Os', 'idle I/Os', 'idle %', 'takeover (ms)', 'idle IOPS after'))
+    print('  %-12s %10s %10s %9s %14s %16s' % ('scheduler', 'busy I/Os', 'idle I/Os', 'idle %', 'takeover (ms)', 'idle I/Os, 1 s'))
     for d in runs(top, 'p5-'):
         s = rd(os.path.join(d, 'sched'))
         busy = lat_times(os.path.join(d, 'busy_clat.1.log'))
@@ -321,29 +366,40 @@ def p5(top):
 # -- P6: many processes -------------------------------------------------------------
 def p6(top):
     rc = None
-    print('  %-12s %12s %12s %8s  %s' % ('scheduler', 'IOPS 10 proc', '1000 procs', '1000/10', 'processes that read in the window, Jain index over all'))
-    res = {}
-    for path in runs(top, 'p6-'):
-        s = rd(os.path.join(path, 'sched'))
-        n = int(rd(os.path.join(path, 'procs')))
-        try:
-            dt, got, ios = window(path)
-        except Exception:
-            continue
-        xs = [v if v is not None else 0 for v in got.values()]
-        active = sum(1 for x in xs if x > 0)
-        note = '%d/%d processes read, Jain %s' % (active, n, f(jain(xs) if xs else None, '%.2f'))
-        la, lb = levels(os.path.join(path, 'levels.a')), levels(os.path.join(path, 'levels.b'))
+    print('  %-12s %9s %10s %8s  %s' % ('scheduler', '10 procs', '1000 procs', '1000/10',
+                                      '(IOPS, all turns) 1000 procs: how many read in a turn, Jain index over all'))
+    for d in runs(top, 'p6-'):
+        s = rd(os.path.join(d, 'sched'))
+        iops = {}
+        per = {}
+        active = []
+        for k in (10, 1000):
+            ios = secs = 0
+            for a in sorted(glob.glob(os.path.join(d, 'n%d-t*.a' % k))):
+                b = a[:-1] + 'b'
+                try:
+                    sa, sb = snap(a), snap(b)
+                except (OSError, KeyError):
+                    continue
+                ios += sb['stat'][0] - sa['stat'][0]
+                secs += sb['time'] - sa['time']
+                n = 0
+                for name, y in sb['r'].items():
+                    x = sa['r'].get(name)
+                    dlt = y - x if x is not None and y is not None else 0
+                    per.setdefault(k, {}).setdefault(name, 0)
+                    per[k][name] += dlt
+                    n += dlt > 0
+                if k == 1000:
+                    active.append(n)
+            iops[k] = ios / secs if secs else None
+        ratio = iops[1000] / iops[10] if iops.get(10) and iops.get(1000) else None
+        jb = jain(list(per.get(1000, {}).values())) if per.get(1000) else None
+        note = 'read in a turn: %s of 1000, Jain %s' % ('/'.join(str(x) for x in active) or '-', f(jb, '%.2f'))
+        lb = levels(os.path.join(d, 'levels.b'))
         if lb:
-            q = max(lb.values(), key=lambda x: x['dispatched'] - (la[x['level']]['dispatched'] if la else 0))
-            note += ', %d queues at level %d' % (q['queues'], q['level'])
-        res.setdefault(s, {})[n] = (ios / dt, note)
-    for s in sorted(res, key=order):
-        v = res[s]
-        a, b = v.get(10, (None, '')), v.get(1000, (None, ''))
-        ratio = b[0] / a[0] if a[0] and b[0] else None
-        print('  %-12s %12s %12s %8s  10: %s' % (s, f(a[0], '%.0f'), f(b[0], '%.0f'), f(ratio, '%.2f'), a[1]))
-        print('  %-12s %12s %12s %8s  1000: %s' % ('', '', '', '', b[1]))
+            note += ', queues at level 10: %d' % lb[10]['queues']
+        print('  %-12s %9s %10s %8s  %s' % (s, f(iops.get(10), '%.0f'), f(iops.get(1000), '%.0f'), f(ratio, '%.2f'), note))
         if s == 'cfq-prio':
             rc = ratio
     bench('P6 iops-1000/10', rc, '%.2f', '>=0.80', lambda x: x >= 0.80)
@@ -369,13 +425,23 @@ an() { BENCH_SCHEDS="${SCHEDS[*]}" python3 "$WORK/an.py" "$@" 2>&1; }
 # ---------------------------------------------------------------------------
 # Devices and schedulers.
 
+# cur_sched DEV: CUR := the scheduler DEV runs (builtins only)
+cur_sched() {
+	local line
+	read -r line <"/sys/block/$1/queue/scheduler"
+	CUR=${line#*[}
+	CUR=${CUR%%]*}
+}
+
 # use DEV SCHED: select the scheduler; on the slow device also raise
-# nr_requests (a scheduler switch resets it).
+# nr_requests (a scheduler switch resets it).  Builtins only (P6).
 use() {
 	local dev=$1 s=$2
-	sched_set "$dev" "$s" || { note "cannot select $s on $dev"; return 1; }
+	{ echo "$s" >"/sys/block/$dev/queue/scheduler"; } 2>/dev/null
+	cur_sched "$dev"
+	[ "$CUR" = "$s" ] || { note "cannot select $s on $dev (it runs $CUR)"; return 1; }
 	if [ "$dev" = slow ] && [ "$s" != none ]; then
-		echo $SLOW_NR_REQUESTS >"/sys/block/$dev/queue/nr_requests" 2>/dev/null ||
+		{ echo $SLOW_NR_REQUESTS >"/sys/block/$dev/queue/nr_requests"; } 2>/dev/null ||
 			note "cannot set nr_requests on $dev for $s"
 	fi
 	return 0
@@ -419,13 +485,13 @@ reader() {
 }
 
 # rb PID: RB := the bytes PID has submitted for reading ("" if it is gone);
-# builtins only, no fork.
+# one builtin, no fork (P6 reads it for 1,000 processes).
 rb() {
-	local k v
+	local l
 	RB=
-	while read -r k v; do
-		[ "$k" = read_bytes: ] && { RB=$v; return 0; }
-	done <"/proc/$1/io"
+	mapfile -n 5 -t l <"/proc/$1/io" || return 0
+	[[ ${l[4]-} == read_bytes:* ]] && RB=${l[4]#read_bytes: }
+	return 0
 } 2>/dev/null
 
 # Wait until every reader has submitted I/O (at most 30 s).
@@ -438,7 +504,7 @@ readers_started() {
 			[ -n "$RB" ] && [ "$RB" != 0 ] || { ok=0; break; }
 		done
 		[ $ok = 1 ] && return 0
-		sleep 0.1
+		bsleep 0.1
 	done
 	note "readers did not all start: ${R_NAMES[*]}"
 	return 1
@@ -482,10 +548,10 @@ newrun() {
 	: >"$RUN/meta"
 }
 
-# keep the fio JSON of the run in the results folder
+# keep the fio JSON (and per-I/O latency logs) of the run in the results folder
 keep() {
 	local j
-	for j in "$RUN"/*.json; do
+	for j in "$RUN"/*.json "$RUN"/*_clat.*.log; do
 		[ -f "$j" ] && cp "$j" "$RAW/$(basename "$RUN")-$(basename "$j")"
 	done
 	for j in "$RUN"/*.err; do
@@ -516,26 +582,44 @@ took() { # START
 }
 
 # ---------------------------------------------------------------------------
-# P1: cost of the scheduler on a device faster than the CPU.
-P1_RUNTIME=4
+# P1: cost of the scheduler on a device faster than the CPU.  Under emulation
+# the guest's speed follows the host's load from one second to the next, so
+# one fio run (io_uring, 2 jobs x depth 32) goes on while the scheduler is
+# switched under it (S12) in rounds: every round gives each scheduler a
+# P1_WIN s window after P1_WARM s, in an order reversed every other round,
+# and the ratios are taken within a round, then their median over the rounds.
+P1_ROUNDS=12 P1_WARM=0.5 P1_WIN=1
 p1() {
-	local r s order t0=$(date +%s)
+	local r s st a ta order fpid t0=$(date +%s)
 	DEV=fast
-	section "P1 cost: 4 KiB random reads on null_blk 'fast', io_uring, 2 jobs x depth 32, 2 rounds x ${P1_RUNTIME} s (+1 s ramp) per scheduler"
-	for r in 1 2; do
+	section "P1 cost: 4 KiB random reads on null_blk 'fast', io_uring, 2 jobs x depth 32, one fio run; the scheduler switched under it in" \
+		"$P1_ROUNDS rounds, each scheduler ${P1_WIN} s per round after ${P1_WARM} s (order reversed every other round); read I/Os from the device's stat"
+	use $DEV none
+	fio --name=p1 --filename=/dev/$DEV --direct=1 --ioengine=io_uring --iodepth=32 \
+		--numjobs=2 --rw=randread --bs=4k --norandommap --randrepeat=0 \
+		--time_based --runtime=600 --group_reporting \
+		--output-format=json --output="$RAW/p1.json" >/dev/null 2>&1 &
+	fpid=$!
+	bsleep 2
+	: >"$RAW/p1-samples"
+	for ((r = 1; r <= P1_ROUNDS; r++)); do
 		order=("${SCHEDS[@]}")
-		[ $r = 2 ] && order=($(printf '%s\n' "${SCHEDS[@]}" | tac))
+		((r % 2)) || mapfile -t order < <(printf '%s\n' "${SCHEDS[@]}" | tac)
 		for s in "${order[@]}"; do
 			use $DEV "$s" || continue
-			note "P1 round $r: $s"
-			fio --name=p1 --filename=/dev/$DEV --direct=1 --ioengine=io_uring --iodepth=32 \
-				--numjobs=2 --rw=randread --bs=4k --norandommap --randrepeat=0 \
-				--time_based --runtime=$P1_RUNTIME --ramp_time=1 --group_reporting \
-				--output-format=json --output="$RAW/p1-$s-r$r.json" >/dev/null 2>&1 ||
-				note "fio failed for P1 $s round $r"
+			bsleep $P1_WARM
+			read -r st <"/sys/block/$DEV/stat"
+			a=${st%% *} ta=$EPOCHREALTIME
+			bsleep $P1_WIN
+			read -r st <"/sys/block/$DEV/stat"
+			echo "$r $s $((${st%% *} - a)) $ta $EPOCHREALTIME" >>"$RAW/p1-samples"
 		done
+		note "P1 round $r done"
 	done
-	an p1 "$RAW" "${SCHEDS[@]}" | tee -a "$REPORT"
+	kill -0 $fpid 2>/dev/null || note "fio stopped before the end of P1"
+	kill -INT $fpid 2>/dev/null
+	wait $fpid
+	an p1 "$RAW/p1-samples" "${SCHEDS[@]}" | tee -a "$REPORT"
 	took $t0
 }
 
@@ -554,9 +638,9 @@ p2_run() { # CFG SCHED LEVEL...
 		reader "l$l" "$prefix" --ioengine=libaio --iodepth=$P2_DEPTH
 	done
 	readers_started
-	sleep $P2_WARM
+	bsleep $P2_WARM
 	snap "$RUN/snap.a"
-	sleep $P2_WIN
+	bsleep $P2_WIN
 	snap "$RUN/snap.b"
 	stop_readers
 	keep
@@ -597,9 +681,9 @@ p3() {
 			reader "r$i" "$(prio_cmd "$s" 10)" --ioengine=libaio --iodepth=4
 		done
 		readers_started
-		sleep $P3_WARM
+		bsleep $P3_WARM
 		snap "$RUN/snap.a"
-		sleep $P3_WIN
+		bsleep $P3_WIN
 		snap "$RUN/snap.b"
 		stop_readers
 		keep
@@ -609,33 +693,63 @@ p3() {
 }
 
 # ---------------------------------------------------------------------------
-# P4: latency of a real time reader, idle device vs 8 busy readers.
-P4_RT=6
+# P4: latency of a real time reader, idle device vs 8 busy readers.  Under
+# emulation the latency tail moves with the host's load from one second to
+# the next, so the two cases are interleaved in one run of the RT reader:
+# the busy readers are stopped (SIGSTOP) and continued in turns of
+# P4_PHASE s, and each completion of the RT reader counts for the phase it
+# falls in, except in the first P4_SKIP ms of a phase (the stopped readers'
+# requests drain, or the continued ones fill the queues again).
+P4_PHASE=1.5 P4_PHASES=16 P4_SKIP=200
 p4() {
-	local s i t0=$(date +%s) rt
+	local s i k t0=$(date +%s) rt rtpid ph
 	DEV=slow
-	section "P4 RT latency: a real time reader (psync, depth 1; cfq-prio level 20, mainline ionice -c1) for ${P4_RT} s," \
-		"alone and with 8 busy readers (libaio depth 4 each, level 10 / BE4) on 'slow'; completion latency (fio clat)"
+	section "P4 RT latency: a real time reader (psync, depth 1; cfq-prio level 20, mainline ionice -c1) on 'slow' while 8 readers" \
+		"(libaio depth 4 each, level 10 / BE4) are alternately stopped (idle device) and running (busy), $P4_PHASES turns of $P4_PHASE s;" \
+		"completion latency (fio clat) of the RT reader, first $P4_SKIP ms of each turn left out;" \
+		"'p99 x': busy p99 / idle p99 over all turns; 'turns p99 x': the median over the busy turns of busy p99 / p99 of the idle turn before (the verdict)"
 	for s in "${SCHEDS[@]}"; do
 		note "P4 $s"
 		newrun "p4-$s" "$s"
+		echo "$P4_SKIP" >"$RUN/skip"
 		use $DEV "$s" || continue
-		rt=$(prio_cmd "$s" 20)
-		# shellcheck disable=SC2086
-		$rt fio --name=rt --filename=/dev/$DEV --direct=1 --ioengine=psync --rw=randread \
-			--bs=4k --norandommap --randrepeat=0 --time_based --runtime=$P4_RT \
-			--output-format=json --output="$RUN/idle.json" >"$RUN/idle.err" 2>&1
 		for i in 1 2 3 4 5 6 7 8; do
 			reader "b$i" "$(prio_cmd "$s" 10)" --ioengine=libaio --iodepth=4
 		done
 		readers_started
-		sleep 1
-		snap "$RUN/snap.a"
+		kill -STOP "${R_PIDS[@]}"
+		rt=$(prio_cmd "$s" 20)
 		# shellcheck disable=SC2086
-		$rt fio --name=rt --filename=/dev/$DEV --direct=1 --ioengine=psync --rw=randread \
-			--bs=4k --norandommap --randrepeat=0 --time_based --runtime=$P4_RT \
-			--output-format=json --output="$RUN/busy.json" >"$RUN/busy.err" 2>&1
-		snap "$RUN/snap.b"
+		$rt fio --name=rt --thread --filename=/dev/$DEV --direct=1 --ioengine=psync --rw=randread \
+			--bs=4k --norandommap --randrepeat=0 --time_based --runtime=300 \
+			--write_lat_log="$RUN/rt" --log_avg_msec=0 --log_unix_epoch=1 \
+			--output-format=json --output="$RUN/rt.json" >"$RUN/rt.err" 2>&1 &
+		rtpid=$!
+		for ((k = 0; k < 300; k++)); do
+			rb $rtpid
+			[ -n "$RB" ] && [ "$RB" != 0 ] && break
+			bsleep 0.1
+		done
+		: >"$RUN/phases"
+		for ((k = 0; k < P4_PHASES; k++)); do
+			if ((k % 2)); then
+				ph=busy
+				kill -CONT "${R_PIDS[@]}"
+				snap "$RUN/snap.a"
+			else
+				ph=idle
+				((k)) && kill -STOP "${R_PIDS[@]}"
+			fi
+			set_now
+			i=$NOW
+			bsleep $P4_PHASE
+			set_now
+			echo "$ph $i $NOW" >>"$RUN/phases"
+			[ $ph = busy ] && snap "$RUN/snap.b" && cat "$RUN/snap.a" "$RUN/snap.b" >>"$RUN/busy-snaps"
+		done
+		kill -TERM $rtpid
+		wait $rtpid
+		kill -CONT "${R_PIDS[@]}"
 		stop_readers
 		keep
 	done
@@ -665,16 +779,16 @@ p5() {
 		for ((t = 0; t < 300; t++)); do
 			rb "$bp"
 			[ -n "$RB" ] && [ "$RB" != 0 ] && break
-			sleep 0.1
+			bsleep 0.1
 		done
-		sleep $P5_WARM
+		bsleep $P5_WARM
 		w0=$(now_ms)
-		sleep $P5_WIN
+		bsleep $P5_WIN
 		w1=$(now_ms)
 		echo "$w0 $w1" >"$RUN/window"
 		kill -TERM "$bp"
 		wait "$bp" 2>/dev/null
-		sleep $P5_AFTER
+		bsleep $P5_AFTER
 		R_PIDS=("${R_PIDS[1]}")
 		R_NAMES=(idle)
 		stop_readers
@@ -687,90 +801,111 @@ p5() {
 # ---------------------------------------------------------------------------
 # P6: 1,000 processes vs 10.  fio cannot run 1,000 jobs in the guest's 2 GiB
 # (each job process takes 1.5 MB and more), so each process is a dd reading
-# 4 KiB blocks with O_DIRECT (synchronous, one request at a time), from its
-# own part of the device.  The processes wait at a gate (a FIFO) until all
-# are forked, so that starting them is not slowed down by those already
-# reading; they are started once per count and the scheduler is switched
-# under them (S12); IOPS come from the device's read count.
-P6_WARM=2 P6_WIN=4
+# 4 KiB blocks with O_DIRECT (synchronous, one request at a time) from its
+# own part of the device, all at the default level 10.  Both groups, 10 and
+# 1,000 processes, are started once (they wait at a gate, a FIFO, until all
+# are forked, so that forking is not slowed down by those already reading)
+# and take turns: one group runs while the other is stopped (SIGSTOP; a
+# stopped dd holds no request).  The turns interleave the two cases, so that
+# the host's changing load hits both alike.  The scheduler is switched under
+# the processes (S12); IOPS come from the device's read count.
+P6_TURNS=3 P6_WARM=0.5 P6_WIN=1.5
 P6_PIDS=()
 P6_STARTED=0
-p6_spawn() { # N
-	local i gate=$WORK/p6-gate
-	rm -f "$gate"
-	mkfifo "$gate" || return 1
-	exec 8<>"$gate"
-	for ((i = 0; i < $1; i++)); do
+p6_spawn() { # N: N more processes into P6_PIDS, waiting at the gate on fd 8
+	local i n=${#P6_PIDS[@]}
+	for ((i = n; i < n + $1; i++)); do
 		{
 			read -r _ <&8
 			exec dd if=/dev/$DEV of=/dev/null bs=4k iflag=direct skip=$((i * 16384)) status=none 7<&- 8<&-
 		} 2>/dev/null &
 		P6_PIDS+=($!)
 	done
-	for ((i = 0; i < $1; i++)); do echo; done >&8
-	exec 8<&-
-	rm -f "$gate"
 }
 
-# P6_STARTED: how many of the processes have read something
+# p6_count PID...: P6_STARTED := how many of them have read something
 p6_count() {
 	local p
 	P6_STARTED=0
-	for p in "${P6_PIDS[@]}"; do
+	for p in "$@"; do
 		rb "$p"
 		[ -n "$RB" ] && [ "$RB" != 0 ] && P6_STARTED=$((P6_STARTED + 1))
 	done
 }
 
 p6_stop() {
+	kill -CONT "${P6_PIDS[@]}" 2>/dev/null
 	kill -TERM "${P6_PIDS[@]}" 2>/dev/null
 	wait "${P6_PIDS[@]}" 2>/dev/null
 	P6_PIDS=()
 }
 
 p6() {
-	local n s t t0=$(date +%s) t1 t2
+	local s t k i t0=$(date +%s) t0ms t1 t2 gate=$WORK/p6-gate
+	local -a small big
 	DEV=fast
-	section "P6 scale: N processes each reading 4 KiB blocks with dd iflag=direct (sync, depth 1) from 'fast', level 10 (BE4);" \
-		"IOPS over ${P6_WIN} s per scheduler, switched under the running processes"
-	for n in 10 1000; do
-		for s in "${SCHEDS[@]}"; do
-			newrun "p6-$s-$n" "$s"
-			echo $n >"$RUN/procs"
-		done
+	section "P6 scale: 10 and 1,000 processes, each reading 4 KiB blocks with dd iflag=direct (sync, depth 1) from 'fast', level 10 (BE4);" \
+		"per scheduler $P6_TURNS turns of each group (the other stopped), IOPS over ${P6_WIN} s of each turn after ${P6_WARM} s"
+	for s in "${SCHEDS[@]}"; do
+		newrun "p6-$s" "$s"
 	done
 	# With 1,000 runnable processes on 2 CPUs, a normal shell would get a
 	# thousandth of the CPU: run this one at a real time CPU priority while
-	# its children (reset on fork) stay normal, and use builtins in the
-	# measurement loop.
+	# its children (reset on fork) stay normal, and use builtins only from
+	# here on.
 	chrt -f -R -p 10 $$ || note "cannot make the shell real time"
-	for n in 10 1000; do
-		use $DEV none
-		t1=$(now_ms)
-		p6_spawn $n
-		t2=$(now_ms)
-		for ((t = 0; t < 120; t++)); do
-			p6_count
-			[ $P6_STARTED -ge $n ] && break
-			bsleep 0.5
+	use $DEV "${SCHEDS[0]}"
+	rm -f "$gate"
+	mkfifo "$gate" && exec 8<>"$gate"
+	set_now; t0ms=$NOW
+	p6_spawn 10
+	p6_spawn 1000
+	small=("${P6_PIDS[@]:0:10}")
+	big=("${P6_PIDS[@]:10}")
+	set_now; t2=$NOW
+	for ((k = 0; k < ${#P6_PIDS[@]}; k++)); do echo; done >&8
+	exec 8<&-
+	rm -f "$gate"
+	# Give them 10 s to start (with none, waiters for a tag can starve: the
+	# table says how many read in each turn).
+	bsleep 10
+	set_now; t1=$NOW
+	p6_count "${P6_PIDS[@]}"
+	set_now
+	say "  1,010 processes forked in $((t2 - t0ms)) ms; $P6_STARTED of them had read 10 s after the gate opened (with ${SCHEDS[0]}; counted in $((NOW - t1)) ms)"
+	for s in "${SCHEDS[@]}"; do
+		note "P6 $s"
+		RUN=$WORK/p6-$s
+		use $DEV "$s" || continue
+		for ((t = 1; t <= P6_TURNS; t++)); do
+			for k in 10 1000; do
+				if [ $k = 10 ]; then
+					kill -STOP "${big[@]}"
+					kill -CONT "${small[@]}"
+					R_PIDS=("${small[@]}")
+				else
+					kill -STOP "${small[@]}"
+					kill -CONT "${big[@]}"
+					R_PIDS=("${big[@]}")
+				fi
+				R_NAMES=()
+				for ((i = 0; i < k; i++)); do R_NAMES+=("p$i"); done
+				bsleep $P6_WARM
+				set_now; t1=$NOW
+				snap "$RUN/n$k-t$t.a"
+				set_now
+				note "P6 $s turn $t, $k processes: snapshot took $((NOW - t1)) ms"
+				bsleep $P6_WIN
+				snap "$RUN/n$k-t$t.b"
+			done
 		done
-		say "  $n processes forked in $((t2 - t1)) ms; $P6_STARTED of them reading $(($(now_ms) - t2)) ms after the gate opened"
-		R_PIDS=("${P6_PIDS[@]}")
-		R_NAMES=()
-		for ((t = 0; t < n; t++)); do R_NAMES+=("p$t"); done
-		for s in "${SCHEDS[@]}"; do
-			note "P6 $n $s"
-			RUN=$WORK/p6-$s-$n
-			use $DEV "$s" || continue
-			bsleep $P6_WARM
-			snap "$RUN/snap.a"
-			bsleep $P6_WIN
-			snap "$RUN/snap.b"
-		done
-		p6_stop
-		R_PIDS=()
-		R_NAMES=()
 	done
+	set_now; t1=$NOW
+	p6_stop
+	set_now
+	note "P6: processes stopped in $((NOW - t1)) ms"
+	R_PIDS=()
+	R_NAMES=()
 	chrt -o -p 0 $$
 	an p6 "$WORK" | tee -a "$REPORT"
 	took $t0
