@@ -8,18 +8,7 @@
 . "$CFQ_SRC/tests/guest/common.sh"
 . "$CFQ_SRC/tests/guest/cfq-common.sh"
 
-dev=share0
-tmp=$(mktemp -d)
-cleanup() {
-	wait
-	nullb_remove $dev
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-if ! slow_dev $dev; then
-	fail "slow null_blk device running cfq-prio"
-	done_testing
-fi
+test_dev share0
 read_opts="--filename=/dev/$dev --direct=1 --ioengine=libaio --rw=randread --bs=4k --size=4G --time_based"
 
 # shares A B COLUMN LEVEL...: the counter's growth per level from A to B,

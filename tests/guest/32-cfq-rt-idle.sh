@@ -9,19 +9,7 @@
 . "$CFQ_SRC/tests/guest/common.sh"
 . "$CFQ_SRC/tests/guest/cfq-common.sh"
 
-dev=rtidle0
-tmp=$(mktemp -d)
-cleanup() {
-	trace_stop
-	wait
-	nullb_remove $dev
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-if ! slow_dev $dev; then
-	fail "slow null_blk device running cfq-prio"
-	done_testing
-fi
+test_dev rtidle0
 read_opts="--filename=/dev/$dev --direct=1 --ioengine=libaio --rw=randread --bs=4k --size=4G"
 
 # gap FILE AFTER-EXPR NEXT-EXPR: milliseconds from the last trace record that

@@ -11,19 +11,11 @@
 . "$CFQ_SRC/tests/guest/common.sh"
 . "$CFQ_SRC/tests/guest/cfq-common.sh"
 
-dev=lim0
 nr=64
 procs=2
-tmp=$(mktemp -d)
-cleanup() {
-	trace_stop
-	wait
-	nullb_remove $dev
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-if ! slow_dev $dev || ! echo $nr >/sys/block/$dev/queue/nr_requests; then
-	fail "slow null_blk device running cfq-prio with $nr requests"
+test_dev lim0
+if ! echo $nr >/sys/block/$dev/queue/nr_requests; then
+	fail "cfq-prio takes nr_requests $nr"
 	done_testing
 fi
 sched=/sys/kernel/debug/block/$dev/sched

@@ -10,19 +10,8 @@
 . "$CFQ_SRC/tests/guest/common.sh"
 . "$CFQ_SRC/tests/guest/cfq-common.sh"
 
-dev=rq0
+test_dev rq0 memory_backed=1 size=512
 inj=/sys/kernel/config/nullb/$dev/requeue_inject
-tmp=$(mktemp -d)
-cleanup() {
-	wait
-	nullb_remove $dev
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-if ! slow_dev $dev memory_backed=1 size=512; then
-	fail "slow memory-backed null_blk device running cfq-prio"
-	done_testing
-fi
 if [ ! -d $inj ]; then
 	skip "requeued requests are served" "null_blk without requeue_inject (CONFIG_BLK_DEV_NULL_BLK_FAULT_INJECTION)"
 	done_testing

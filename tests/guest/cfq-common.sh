@@ -17,6 +17,26 @@ slow_dev() {
 		echo 128 >"/sys/block/$name/queue/nr_requests"
 }
 
+# test_dev NAME [ATTR=VALUE...]: the start of a behaviour test.  Makes the
+# slow_dev NAME (dev=NAME) and a scratch folder (tmp), and on exit stops
+# tracing, waits for background jobs and removes both.  A device that cannot
+# be made fails the test, which ends there.
+test_dev() {
+	dev=$1
+	tmp=$(mktemp -d)
+	trap test_dev_cleanup EXIT
+	if ! slow_dev "$@"; then
+		fail "slow null_blk device${2:+ (${*:2})} running cfq-prio"
+		done_testing
+	fi
+}
+test_dev_cleanup() {
+	trace_stop
+	wait
+	nullb_remove "$dev"
+	rm -rf "$tmp"
+}
+
 # tunable DEV NAME [VALUE]: read, or set, a cfq-prio tunable.
 tunable() {
 	if [ $# -eq 3 ]; then
