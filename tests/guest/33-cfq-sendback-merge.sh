@@ -9,36 +9,34 @@
 . "$CFQ_SRC/tests/guest/common.sh"
 . "$CFQ_SRC/tests/guest/cfq-common.sh"
 
-dev=sbm0
-tmp=$(mktemp -d)
-cleanup() {
-	wait
-	nullb_remove $dev
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-if ! slow_dev $dev memory_backed=1 size=512; then
-	fail "slow memory-backed null_blk device running cfq-prio"
-	done_testing
-fi
+test_dev sbm0 memory_backed=1 size=512
 io_opts="--filename=/dev/$dev --direct=1 --ioengine=libaio --bs=4k"
 verify_opts="$io_opts --rw=randwrite --iodepth=16 --verify=crc32c --verify_fatal=1 --do_verify=1"
-# reader_opts OFFSET: a depth-1 reader that pauses between reads, away from
-# the verified data.
+# reader_opts: a depth-1 reader, to pause between reads (--thinktime) away
+# from the verified data.
 reader_opts="$io_opts --rw=randread --iodepth=1 --size=64M --time_based --runtime=600"
+
+# sendback_run ARRIVAL THINK_US WRITER OFFSET SIZE: a reader at level ARRIVAL
+# that reads every THINK_US, and meanwhile a verified writer at level WRITER
+# (fio output in $tmp/wWRITER) of SIZE at OFFSET.  Leaves the counters
+# afterwards in s and the writer level's send-backs in n.
+sendback_run() {
+	local arrival=$1 think=$2 writer=$3 reader
+	fio_bg "$tmp/r$arrival" "$arrival" --name=r$arrival $reader_opts --offset=256M --thinktime="$think"
+	reader=$FIO_PID
+	wait_for 40 dispatched $dev "$arrival"
+	timeout 300 ioprio -n "$writer" -- fio --output-format=terse --terse-version=3 --name=w$writer \
+		$verify_opts --offset="$4" --size="$5" >"$tmp/w$writer" 2>&1
+	kill $reader
+	wait $reader
+	sleep 0.2
+	s=$(levels $dev)
+	n=$(counter "$s" "$writer" sent_back)
+}
 
 # --- S7: a level-10 writer (verified) and a real time reader that reads
 # every 20 ms: each real time arrival sends back the listed level-10 requests.
-fio_bg "$tmp/rt" 20 --name=rt $reader_opts --offset=256M --thinktime=20000
-rt=$FIO_PID
-wait_for 40 dispatched $dev 20
-timeout 300 ioprio -n 10 -- fio --output-format=terse --terse-version=3 --name=w10 \
-	$verify_opts --offset=0 --size=16M >"$tmp/w10" 2>&1
-kill $rt
-wait $rt
-sleep 0.1
-s=$(levels $dev)
-n=$(counter "$s" 10 sent_back)
+sendback_run 20 20000 10 0 16M
 if [ "$n" -gt 0 ]; then
 	pass "real time arrivals send listed level-10 requests back (sent_back $n)"
 else
@@ -56,16 +54,7 @@ expect_eq "real time requests are never sent back" 0 "$(counter "$s" 20 sent_bac
 tunable $dev idle_quantum 16
 tunable $dev idle_quantum_io 1024
 tunable $dev grace_idle_ms 10
-fio_bg "$tmp/r10" 10 --name=r10 $reader_opts --offset=256M --thinktime=30000
-r10=$FIO_PID
-wait_for 40 dispatched $dev 10
-timeout 300 ioprio -n 0 -- fio --output-format=terse --terse-version=3 --name=w0 \
-	$verify_opts --offset=32M --size=8M >"$tmp/w0" 2>&1
-kill $r10
-wait $r10
-sleep 0.2
-s=$(levels $dev)
-n=$(counter "$s" 0 sent_back)
+sendback_run 10 30000 0 32M 8M
 if [ "$n" -gt 0 ]; then
 	pass "non-idle arrivals send listed idle requests back (sent_back $n)"
 else
