@@ -494,20 +494,23 @@ rb() {
 	return 0
 } 2>/dev/null
 
-# Wait until every reader has submitted I/O (at most 30 s).
-readers_started() {
-	local i t ok
+# started PID...: wait until every PID has submitted a read (at most 30 s).
+started() {
+	local p t ok
 	for ((t = 0; t < 300; t++)); do
 		ok=1
-		for i in "${!R_PIDS[@]}"; do
-			rb "${R_PIDS[i]}"
+		for p in "$@"; do
+			rb "$p"
 			[ -n "$RB" ] && [ "$RB" != 0 ] || { ok=0; break; }
 		done
 		[ $ok = 1 ] && return 0
 		bsleep 0.1
 	done
-	note "readers did not all start: ${R_NAMES[*]}"
 	return 1
+}
+
+readers_started() {
+	started "${R_PIDS[@]}" || { note "readers did not all start: ${R_NAMES[*]}"; return 1; }
 }
 
 # snap FILE: time, the device's stat line, each reader's read bytes, and
@@ -725,11 +728,7 @@ p4() {
 			--write_lat_log="$RUN/rt" --log_avg_msec=0 --log_unix_epoch=1 \
 			--output-format=json --output="$RUN/rt.json" >"$RUN/rt.err" 2>&1 &
 		rtpid=$!
-		for ((k = 0; k < 300; k++)); do
-			rb $rtpid
-			[ -n "$RB" ] && [ "$RB" != 0 ] && break
-			bsleep 0.1
-		done
+		started $rtpid || note "the real time reader did not start"
 		: >"$RUN/phases"
 		for ((k = 0; k < P4_PHASES; k++)); do
 			if ((k % 2)); then
@@ -775,12 +774,8 @@ p5() {
 		reader idle "$(prio_cmd "$s" 0)" --ioengine=libaio --iodepth=4 \
 			--write_lat_log="$RUN/idle" --log_avg_msec=0 --log_unix_epoch=1
 		# The idle reader may never get a request through: wait for the busy one.
-		local bp=${R_PIDS[0]} t
-		for ((t = 0; t < 300; t++)); do
-			rb "$bp"
-			[ -n "$RB" ] && [ "$RB" != 0 ] && break
-			bsleep 0.1
-		done
+		local bp=${R_PIDS[0]}
+		started "$bp" || note "the busy reader did not start"
 		bsleep $P5_WARM
 		w0=$(now_ms)
 		bsleep $P5_WIN
