@@ -314,6 +314,25 @@ int ioprio_describe(char *buf, size_t size, const struct ioprio_task *t)
 	return snprintf(buf, size, "level %d (%s)", ioprio_task_level(t), from);
 }
 
+int ioprio_format_short(char *buf, size_t size, const struct ioprio_task *t)
+{
+	int level = ioprio_task_level(t);
+
+	if (level < 0)
+		return snprintf(buf, size, "-");
+	switch (IOPRIO_PRIO_CLASS(t->ioprio)) {
+	case IOPRIO_CLASS_NONE:
+		return snprintf(buf, size, "~%d", level);
+	case IOPRIO_CLASS_RT:
+		return snprintf(buf, size, "rt/%d", (int)IOPRIO_PRIO_LEVEL(t->ioprio));
+	case IOPRIO_CLASS_BE:
+		return snprintf(buf, size, "be/%d", (int)IOPRIO_PRIO_LEVEL(t->ioprio));
+	case IOPRIO_CLASS_IDLE:
+		return snprintf(buf, size, "idle");
+	}
+	return snprintf(buf, size, "%d", level);
+}
+
 int ioprio_may_set_rt(void)
 {
 	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };

@@ -121,6 +121,16 @@ int ioprio_task_level(const struct ioprio_task *t);
 int ioprio_format(char *buf, size_t size, int ioprio);
 int ioprio_describe(char *buf, size_t size, const struct ioprio_task *t);
 
+/*
+ * The one-token form, for ps -o ioprio: "15" for a level set, "~12" for a
+ * task that never set a priority (the level it gets from nice, its CPU
+ * policy or the default), "be/2", "rt/4" and "idle" for the classic
+ * classes, "-" for a value no kernel returns.  A task that cannot be read
+ * is "-" as well; the caller prints that.
+ */
+#define IOPRIO_SHORT_MAX	16
+int ioprio_format_short(char *buf, size_t size, const struct ioprio_task *t);
+
 /* Whether the caller may set level 20: CAP_SYS_ADMIN or CAP_SYS_NICE. */
 int ioprio_may_set_rt(void);
 

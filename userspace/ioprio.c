@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,9 @@
 
 #define VERSION_STRING	"ioprio from cfq-prio 0.1"
 
-/* Exit status, as ioprio(1) documents it (1 is EXIT_FAILURE). */
+/* Exit status, as ioprio(1) documents it (1 is EXIT_FAILURE, also for a
+ * bad command line, as in util-linux). */
 enum {
-	EXIT_USAGE = 2,		/* bad command line */
 	EXIT_CANNOT_RUN = 126,	/* COMMAND found but could not be run */
 	EXIT_NOT_FOUND = 127,	/* COMMAND not found */
 };
@@ -46,28 +47,32 @@ struct targets {
 static void __attribute__((noreturn)) usage(void)
 {
 	fputs("Usage:\n"
-	      " ioprio [-p <pid>...|-g <pgrp>|-u <user>]\n"
-	      " ioprio -n <level> [-t] -p <pid>...|-g <pgrp>|-u <user>\n"
+	      " ioprio [-p <pid>...|-g <pgrp>...|-u <user>...]\n"
+	      " ioprio -n <level> [-t] -p <pid>...|-g <pgrp>...|-u <user>...\n"
 	      " ioprio -n <level> [-t] [--] <command> [<arg>...]\n"
+	      " ioprio -r [-t] -p <pid>...|-g <pgrp>...|-u <user>...|<command> [<arg>...]\n"
 	      "\n"
 	      "Show or set the I/O priority level of processes, or run a command at a level.\n"
 	      "\n"
 	      "Options:\n"
-	      " -n, --level <level>  level to set: 0..20, idle (0), normal (10) or rt (20)\n"
+	      " -n, --level <level>  level to set: 0..20, idle (0), normal (10) or rt (20);\n"
+	      "                        none is --reset\n"
+	      " -r, --reset          set no I/O priority: the level follows nice again\n"
 	      " -p, --pid <pid>...   show or set these processes\n"
-	      " -g, --pgrp <pgrp>    show or set the processes in this process group\n"
-	      " -u, --user <user>    show or set the processes of this user (name or uid)\n"
+	      " -g, --pgrp <pgrp>... show or set the processes in these process groups\n"
+	      " -u, --user <user>... show or set the processes of these users (name or uid)\n"
 	      " -t, --ignore         ignore failure to set the level\n"
 	      "\n"
 	      " -h, --help           display this help\n"
 	      " -V, --version        display version\n"
 	      "\n"
+	      "Higher levels get more of the disk: the opposite direction of nice.\n"
 	      "Levels: 0 is served only when the disk is otherwise idle; 1..19 share it in\n"
 	      "proportion to level + 1; 20 is real time and needs CAP_SYS_ADMIN or\n"
 	      "CAP_SYS_NICE.  A process that never set a level has 10, or one derived from\n"
 	      "its nice value if /proc/sys/kernel/ioprio_from_nice is 1.\n"
 	      "\n"
-	      "Exit status: 0 success, 1 failure, 2 bad usage, 126 <command> cannot be run,\n"
+	      "Exit status: 0 success, 1 failure or bad usage, 126 <command> cannot be run,\n"
 	      "127 <command> not found; otherwise the exit status of <command>.\n"
 	      "\n"
 	      "For more details see ioprio(1).\n", stdout);
@@ -82,6 +87,19 @@ static void close_stdout(void)
 	}
 }
 
+/* A bad command line: one line that says what, and where to look. */
+static void __attribute__((noreturn, format(printf, 1, 2)))
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarnx(fmt, ap);
+	va_end(ap);
+	fputs("Try 'ioprio --help' for more information.\n", stderr);
+	exit(EXIT_FAILURE);
+}
+
 /* getopt_long's complaint, on one line. */
 static void __attribute__((noreturn)) bad_option(int c, char **argv)
 {
@@ -89,14 +107,14 @@ static void __attribute__((noreturn)) bad_option(int c, char **argv)
 	int len = strcspn(arg, "=");
 
 	if (c == '?' && !optopt)
-		errx(EXIT_USAGE, "unknown option '%s' (see ioprio --help)", arg);
-	if (c == '?' && strchr("htV", optopt))
-		errx(EXIT_USAGE, "option '%.*s' takes no argument", len, arg);
+		usage_error("unknown option '%s'", arg);
+	if (c == '?' && strchr("rhtV", optopt))
+		usage_error("option '%.*s' takes no argument", len, arg);
 	if (c == '?')
-		errx(EXIT_USAGE, "unknown option '-%c' (see ioprio --help)", optopt);
+		usage_error("unknown option '-%c'", optopt);
 	if (!strncmp(arg, "--", 2))
-		errx(EXIT_USAGE, "option '%.*s' needs an argument", len, arg);
-	errx(EXIT_USAGE, "option '-%c' needs an argument", optopt);
+		usage_error("option '%.*s' needs an argument", len, arg);
+	usage_error("option '-%c' needs an argument", optopt);
 }
 
 static int parse_id(int which, const char *s)
@@ -108,8 +126,8 @@ static int parse_id(int which, const char *s)
 	if (which != IOPRIO_WHO_USER) {
 		err = ioprio_parse_uint(s, INT_MAX, &v);
 		if (err)
-			errx(EXIT_USAGE, "invalid %s '%s': %s", who_names[which],
-			     s, ioprio_parse_strerror(err));
+			usage_error("invalid %s '%s': %s", who_names[which],
+				    s, ioprio_parse_strerror(err));
 		return v;
 	}
 	pw = *s ? getpwnam(s) : NULL;
@@ -118,14 +136,14 @@ static int parse_id(int which, const char *s)
 	} else {
 		err = ioprio_parse_uint(s, UINT_MAX - 1, &v);
 		if (err == IOPRIO_PARSE_RANGE)
-			errx(EXIT_USAGE, "invalid user id '%s': out of range", s);
+			usage_error("invalid user id '%s': out of range", s);
 		if (err)
-			errx(EXIT_USAGE, "unknown user '%s'", s);
+			usage_error("unknown user '%s'", s);
 	}
 	/* The system calls read user 0 as the caller's own user. */
 	if (!v && getuid())
-		errx(EXIT_USAGE, "user '%s' is uid 0, which only root can name "
-		     "(the kernel reads uid 0 as the caller)", s);
+		usage_error("user '%s' is uid 0, which only root can name "
+			    "(the kernel reads uid 0 as the caller)", s);
 	return v;
 }
 
@@ -199,9 +217,9 @@ static int show(const struct targets *t)
 	return rc;
 }
 
-static int set(const struct targets *t, int level, int ignore)
+/* Set value (level, or -1 for class NONE) on every target. */
+static int set(const struct targets *t, int value, int level, int ignore)
 {
-	int value = ioprio_level_value(level);
 	int *old = calloc(t->n, sizeof(*old));
 	int i, e;
 
@@ -221,8 +239,11 @@ static int set(const struct targets *t, int level, int ignore)
 			continue;
 		e = errno;
 		report(t, i, e, level);
-		/* Put back the pids already set; a group has only one. */
-		while (i-- > 0)
+		/*
+		 * Put back the pids already set.  The old value of a group or
+		 * a user is only its best one: those stop where they failed.
+		 */
+		while (t->which == IOPRIO_WHO_PROCESS && i-- > 0)
 			if (ioprio_sys_set(t->which, t->ids[i], old[i]))
 				warn("pid %d: cannot restore its old I/O priority",
 				     t->ids[i]);
@@ -256,13 +277,13 @@ static int on_path(const char *name)
 	}
 }
 
-static void __attribute__((noreturn)) run(int level, int ignore, char **cmd)
+static void __attribute__((noreturn)) run(int value, int level, int ignore,
+					  char **cmd)
 {
 	static const struct targets self;
 	int e;
 
-	if (ioprio_sys_set(IOPRIO_WHO_PROCESS, 0, ioprio_level_value(level)) &&
-	    !ignore) {
+	if (ioprio_sys_set(IOPRIO_WHO_PROCESS, 0, value) && !ignore) {
 		report(&self, 0, errno, level);
 		exit(EXIT_FAILURE);
 	}
@@ -277,6 +298,7 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "level",   required_argument, NULL, 'n' },
+		{ "reset",   no_argument,       NULL, 'r' },
 		{ "pid",     required_argument, NULL, 'p' },
 		{ "pgrp",    required_argument, NULL, 'g' },
 		{ "user",    required_argument, NULL, 'u' },
@@ -287,27 +309,35 @@ int main(int argc, char **argv)
 	};
 	static const char who_opts[] = "?pgu";	/* indexed by IOPRIO_WHO_* */
 	struct targets t = { 0 };
-	int c, which, perr, rc, level = -1, ignore = 0;
+	int c, which, perr, rc, level = -1, value = -1, ignore = 0;
 
 	atexit(close_stdout);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:n:p:g:u:thV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:n:rp:g:u:thV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
+			if (!strcasecmp(optarg, "none")) {
+				level = -1;
+				value = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_NONE, 0);
+				break;
+			}
 			perr = ioprio_parse_level(optarg, &level);
 			if (perr)
-				errx(EXIT_USAGE, "invalid level '%s': %s (use 0..20, "
-				     "idle, normal or rt)", optarg,
-				     ioprio_parse_strerror(perr));
+				usage_error("invalid level '%s': %s (use 0..20, "
+					    "idle, normal, rt or none)", optarg,
+					    ioprio_parse_strerror(perr));
+			value = ioprio_level_value(level);
+			break;
+		case 'r':
+			level = -1;
+			value = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_NONE, 0);
 			break;
 		case 'p':
 		case 'g':
 		case 'u':
 			which = strchr(who_opts, c) - who_opts;
 			if (t.which && t.which != which)
-				errx(EXIT_USAGE, "only one of -p, -g and -u can be given");
-			if (t.which && which != IOPRIO_WHO_PROCESS)
-				errx(EXIT_USAGE, "-%c takes one %s", c, who_names[which]);
+				usage_error("only one of -p, -g and -u can be given");
 			t.which = which;
 			add_target(&t, which, optarg);
 			break;
@@ -324,21 +354,20 @@ int main(int argc, char **argv)
 		}
 	}
 
-	if (t.which == IOPRIO_WHO_PROCESS)
+	/* The arguments after -p, -g or -u are more of the same. */
+	if (t.which)
 		for (; optind < argc; optind++)
 			add_target(&t, t.which, argv[optind]);
-	else if (t.which && optind < argc)
-		errx(EXIT_USAGE, "unexpected argument '%s': -%c takes one %s",
-		     argv[optind], who_opts[t.which], who_names[t.which]);
 
-	if (level < 0 && optind < argc)
-		errx(EXIT_USAGE, "a command needs a level: -n <level>");
-	if (level >= 0 && !t.which && optind == argc)
-		errx(EXIT_USAGE, "-n needs -p, -g, -u or a command");
-	if (level >= 0 && !t.which)
-		run(level, ignore, argv + optind);
+	if (value < 0 && optind < argc)
+		usage_error("a command needs a level: -n <level>");
+	if (value >= 0 && !t.which && optind == argc)
+		usage_error("%s needs -p, -g, -u or a command",
+			    level < 0 ? "--reset" : "-n");
+	if (value >= 0 && !t.which)
+		run(value, level, ignore, argv + optind);
 
-	rc = level < 0 ? show(&t) : set(&t, level, ignore);
+	rc = value < 0 ? show(&t) : set(&t, value, level, ignore);
 	free(t.ids);
 	free(t.args);
 	return rc;

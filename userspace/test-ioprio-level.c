@@ -555,6 +555,47 @@ static void test_describe(void)
 	}
 }
 
+static void test_format_short(void)
+{
+	static const struct {
+		struct ioprio_task t;
+		const char *text;
+	} cases[] = {
+		{ { LEVEL(15), 0, SCHED_OTHER, 1 }, "15" },
+		{ { LEVEL(0), 0, SCHED_OTHER, 1 }, "0" },
+		{ { LEVEL(20), 5, SCHED_IDLE, 0 }, "20" },
+		{ { 0, -5, SCHED_OTHER, 1 }, "~12" },
+		{ { 0, 0, SCHED_OTHER, 1 }, "~10" },
+		{ { 0, 19, SCHED_OTHER, 1 }, "~1" },
+		{ { 0, -5, SCHED_OTHER, 0 }, "~10" },
+		{ { 0, 0, SCHED_IDLE, 1 }, "~0" },
+		{ { 0, 0, SCHED_FIFO, 1 }, "~20" },
+		{ { 0, 0, SCHED_FIFO, 0 }, "~10" },
+		{ { 0, 19, SCHED_OTHER, -1 }, "~4" },
+		{ { BE(2), 0, SCHED_OTHER, 1 }, "be/2" },
+		{ { BE(7), 0, SCHED_OTHER, 1 }, "be/7" },
+		{ { RT(4), 0, SCHED_OTHER, 1 }, "rt/4" },
+		{ { RT(0), 0, SCHED_OTHER, 1 }, "rt/0" },
+		{ { IDLE(0), 0, SCHED_OTHER, 1 }, "idle" },
+		{ { LEVEL(21), 0, SCHED_OTHER, 1 }, "-" },
+		{ { INVALID, 0, SCHED_OTHER, 1 }, "-" },
+		{ { 0xa000, 0, SCHED_OTHER, 1 }, "-" },
+	};
+	char buf[IOPRIO_SHORT_MAX];
+	size_t i;
+	int n;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct ioprio_task *t = &cases[i].t;
+
+		n = ioprio_format_short(buf, sizeof(buf), t);
+		expect_str(buf, cases[i].text, "text");
+		expect_int(n, strlen(cases[i].text), "length");
+		result("short form of 0x%04x, nice %d, policy %#x, ioprio_from_nice %d is \"%s\"",
+		       t->ioprio, t->nice, t->policy, t->from_nice, cases[i].text);
+	}
+}
+
 static void test_read_from_nice(void)
 {
 	static const struct {
@@ -619,6 +660,7 @@ int main(void)
 	test_nice();
 	test_format();
 	test_describe();
+	test_format_short();
 	test_read_from_nice();
 	test_read_self();
 	return failures ? EXIT_FAILURE : EXIT_SUCCESS;

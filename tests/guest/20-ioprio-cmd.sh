@@ -98,11 +98,17 @@ all_show() {
 
 # refused DESCRIPTION STATUS WORDS COMMAND...: COMMAND exits with STATUS
 # and prints one line "ioprio: ..." that contains WORDS, and nothing else.
+# STATUS "usage" is a bad command line: exit status 1 and the line
+# "Try 'ioprio --help' for more information." after it.
 refused() {
-	local desc=$1 status=$2 words=$3 out rc
+	local desc=$1 status=$2 words=$3 out rc try="Try 'ioprio --help' for more information."
 	shift 3
 	out=$("$@" 2>&1)
 	rc=$?
+	if [ "$status" = usage ]; then
+		status=1
+		[[ $out == *$'\n'"$try" ]] && out=${out%$'\n'"$try"} || out+=" (no \"$try\")"
+	fi
 	if [ "$rc" = "$status" ] && [[ $out == "ioprio: "*"$words"* && $out != *$'\n'* ]]; then
 		pass "$desc"
 	else
@@ -144,9 +150,9 @@ refused "showing a missing pid: no such process" 1 "pid $dead: no such process" 
 refused "a missing pid in a list is refused" 1 "pid $dead: no such process" \
 	"$IOPRIO" -n 7 -p "$p0" "$p1" "$dead"
 all_show "a missing pid in a list changes none of it" "level 3" "$p0" "$p1"
-refused "level 21 is refused" 2 "out of range" "$IOPRIO" -n 21 -p "$p0"
-refused "level x is refused" 2 "not a number" "$IOPRIO" -n x -p "$p0"
-refused "-n without target or command is refused" 2 "needs -p, -g, -u or a command" \
+refused "level 21 is refused" usage "out of range" "$IOPRIO" -n 21 -p "$p0"
+refused "level x is refused" usage "not a number" "$IOPRIO" -n x -p "$p0"
+refused "-n without target or command is refused" usage "needs -p, -g, -u or a command" \
 	"$IOPRIO" -n 5
 all_show "a refused command line changes nothing" "level 3" "$p0"
 
@@ -158,6 +164,15 @@ check "-n 6 -g sets a process group" "$IOPRIO" -n 6 -g "$pg"
 # shellcheck disable=SC2086
 all_show "-g sets every process of the group" "level 6" $members
 expect_eq "-g shows the group" "$pg: level 6" "$("$IOPRIO" -g "$pg" 2>&1)"
+g1=$pg
+m1=$members
+start_group
+check "-n 7 -g sets several process groups" "$IOPRIO" -n 7 -g "$g1" "$pg"
+# shellcheck disable=SC2086
+all_show "-g with two groups sets every process of both" "level 7" $m1 $members
+expect_eq "-g shows several groups, one line each" "$g1: level 7|$pg: level 7" \
+	"$("$IOPRIO" -g "$g1" "$pg" 2>&1 | paste -sd'|')"
+"$IOPRIO" -n 6 -g "$g1"
 refused "a missing process group: no such process" 1 "process group $dead: no such process" \
 	"$IOPRIO" -n 6 -g "$dead"
 
@@ -171,7 +186,7 @@ expect_eq "-u NAME shows the user" "$user: level 9" "$("$IOPRIO" -u "$user" 2>&1
 check "-n 8 -u UID sets a user's processes" "$IOPRIO" -n 8 -u "$uid"
 all_show "-u UID sets every process of the user" "level 8" "$u0" "$u1"
 expect_eq "-u UID shows the user" "$uid: level 8" "$("$IOPRIO" -u "$uid" 2>&1)"
-refused "an unknown user is refused" 2 "unknown user" "$IOPRIO" -n 8 -u no-such-user-cfq
+refused "an unknown user is refused" usage "unknown user" "$IOPRIO" -n 8 -u no-such-user-cfq
 kill "$u0" "$u1"
 
 # --- root: running a command ----------------------------------------------
@@ -211,6 +226,14 @@ ionice -c 2 -n 2 -p "$pid"
 shows "a classic class replaces a level" "$pid" "best-effort 2 (level 14)"
 ionice -c 0 -p "$pid"
 shows "ionice -c 0 goes back to the level from nice" "$pid" "level 10 (from nice 0)"
+"$IOPRIO" -n 12 -p "$pid"
+check "--reset -p" "$IOPRIO" --reset -p "$pid"
+shows "--reset goes back to the level from nice" "$pid" "level 10 (from nice 0)"
+"$IOPRIO" -n 12 -p "$pid"
+check "-n none -p" "$IOPRIO" -n none -p "$pid"
+shows "-n none goes back to the level from nice" "$pid" "level 10 (from nice 0)"
+expect_eq "--reset runs a command that follows nice" "level 8 (from nice 5)" \
+	"$("$IOPRIO" -n 3 nice -n 5 "$IOPRIO" --reset "$IOPRIO" 2>&1)"
 
 # --- never set: nice, policy and ioprio_from_nice --------------------------
 start
@@ -303,7 +326,7 @@ refused "a list with another user's process is refused" 1 "pid $rp: permission d
 all_show "... and changes none of the list" "level 5" "$up"
 shows "... nor the other user's process" "$rp" "level 13"
 refused "the user: a missing pid" 1 "pid $dead: no such process" as_user "$IOPRIO" -n 5 -p "$dead"
-refused "the user cannot name uid 0" 2 "uid 0" as_user "$IOPRIO" -n 5 -u root
+refused "the user cannot name uid 0" usage "uid 0" as_user "$IOPRIO" -n 5 -u root
 
 check "the user sets all their processes with -u" as_user "$IOPRIO" -n 4 -u "$user"
 shows "... and their process has the level" "$up" "level 4"

@@ -68,15 +68,24 @@ expect_eq "-V is --version" "ioprio from cfq-prio 0.1 (exit 0)" "$out (exit $rc)
 
 # bad DESCRIPTION STATUS WORDS ARG...: ioprio ARG... exits with STATUS and
 # one "ioprio: " line that contains WORDS, prints nothing on stdout, and
-# leaves the I/O priority of $pid as it was.
+# leaves the I/O priority of $pid as it was.  STATUS "usage" is a bad
+# command line: exit status 1, and a second line "Try 'ioprio --help' for
+# more information." as util-linux prints.
+try_help="Try 'ioprio --help' for more information."
 bad() {
-	local desc=$1 status=$2 words=$3 before after why=()
+	local desc=$1 status=$2 words=$3 before after why=() first
 	shift 3
 	before=$(ionice -p "$pid")
 	run "$@"
 	after=$(ionice -p "$pid")
+	first=$err
+	if [ "$status" = usage ]; then
+		status=1
+		[[ $err == *$'\n'"$try_help" ]] || why+=("stderr does not end with \"$try_help\"")
+		first=${err%$'\n'"$try_help"}
+	fi
 	[ "$rc" = "$status" ] || why+=("exit status $rc, expected $status")
-	[[ $err == "ioprio: "* && $err != *$'\n'* ]] ||
+	[[ $first == "ioprio: "* && $first != *$'\n'* ]] ||
 		why+=("stderr is not one line starting 'ioprio: '")
 	[[ $err == *"$words"* ]] || why+=("stderr does not say '$words'")
 	[ -z "$out" ] || why+=("stdout: $out")
@@ -93,44 +102,49 @@ ionice -c 2 -n 3 -p "$pid"
 dead=$(dead_pid) || dead=
 big=99999999999999999999999
 
-bad "level 21 is out of range" 2 "out of range" -n 21 -p "$pid"
-bad "level 100 is out of range" 2 "out of range" -n 100 -p "$pid"
-bad "level -1 is out of range" 2 "out of range" -n -1 -p "$pid"
-bad "--level=-1 is out of range" 2 "out of range" --level=-1 -p "$pid"
-bad "an overflowing level is out of range" 2 "out of range" -n "$big" -p "$pid"
-bad "level 2^32+10 does not wrap to 10" 2 "out of range" -n 4294967306 -p "$pid"
-bad "level 2^64+10 does not wrap to 10" 2 "out of range" -n 18446744073709551626 -p "$pid"
-for junk in abc 1x x1 " 5" "5 " 0x5 +5 - 1.0 1e1 realtime none idle1; do
-	bad "level '$junk' is not a number" 2 "not a number" -n "$junk" -p "$pid"
+bad "level 21 is out of range" usage "out of range" -n 21 -p "$pid"
+bad "level 100 is out of range" usage "out of range" -n 100 -p "$pid"
+bad "level -1 is out of range" usage "out of range" -n -1 -p "$pid"
+bad "--level=-1 is out of range" usage "out of range" --level=-1 -p "$pid"
+bad "an overflowing level is out of range" usage "out of range" -n "$big" -p "$pid"
+bad "level 2^32+10 does not wrap to 10" usage "out of range" -n 4294967306 -p "$pid"
+bad "level 2^64+10 does not wrap to 10" usage "out of range" -n 18446744073709551626 -p "$pid"
+for junk in abc 1x x1 " 5" "5 " 0x5 +5 - 1.0 1e1 realtime none1 idle1; do
+	bad "level '$junk' is not a number" usage "not a number" -n "$junk" -p "$pid"
 done
-bad "an empty level is refused" 2 "empty" -n "" -p "$pid"
-bad "-n without its level" 2 "needs an argument" -n
-bad "--level without its level" 2 "needs an argument" -p "$pid" --level
-bad "-p without a pid" 2 "needs an argument" -n 5 -p
-bad "--pid without a pid" 2 "needs an argument" --pid
-bad "-g without a group" 2 "needs an argument" -g
-bad "-u without a user" 2 "needs an argument" -n 5 -u
-bad "a pid that is not a number" 2 "invalid pid 'abc'" -n 5 -p abc
-bad "a bad pid after a good one changes nothing" 2 "invalid pid '12x'" -n 5 -p "$pid" 12x
-bad "an empty pid" 2 "invalid pid" -n 5 -p ""
-bad "a pid out of range" 2 "out of range" -n 5 -p 2147483648
-bad "a negative pid" 2 "unknown option" -n 5 -p "$pid" -7
-bad "a process group that is not a number" 2 "invalid process group" -g 1x
-bad "an unknown user" 2 "unknown user 'no-such-user-cfq'" -n 5 -u no-such-user-cfq
-bad "a user id out of range" 2 "out of range" -u 4294967295
-bad "an unknown long option" 2 "unknown option '--frobnicate'" --frobnicate -p "$pid"
-bad "an unknown short option" 2 "unknown option '-x'" -x -p "$pid"
-bad "an unknown option in a cluster" 2 "unknown option '-y'" -ty -n 5 -p "$pid"
-bad "--help takes no argument" 2 "takes no argument" --help=yes
-bad "-n without target or command" 2 "-n needs -p, -g, -u or a command" -n 5
-bad "-n and -t without target or command" 2 "-n needs -p, -g, -u or a command" -t -n 5
-bad "-n and -- without a command" 2 "-n needs -p, -g, -u or a command" -n 5 --
-bad "a command without -n" 2 "needs a level" true
-bad "-p and -g together" 2 "only one of -p, -g and -u" -n 5 -p "$pid" -g "$pid"
-bad "-g takes one group" 2 "takes one process group" -n 5 -g "$pid" "$pid"
-bad "-u takes one user" 2 "takes one user" -u "$(id -u)" "$(id -u)"
+bad "an empty level is refused" usage "empty" -n "" -p "$pid"
+bad "-n without its level" usage "needs an argument" -n
+bad "--level without its level" usage "needs an argument" -p "$pid" --level
+bad "-p without a pid" usage "needs an argument" -n 5 -p
+bad "--pid without a pid" usage "needs an argument" --pid
+bad "-g without a group" usage "needs an argument" -g
+bad "-u without a user" usage "needs an argument" -n 5 -u
+bad "a pid that is not a number" usage "invalid pid 'abc'" -n 5 -p abc
+bad "a bad pid after a good one changes nothing" usage "invalid pid '12x'" -n 5 -p "$pid" 12x
+bad "an empty pid" usage "invalid pid" -n 5 -p ""
+bad "a pid out of range" usage "out of range" -n 5 -p 2147483648
+bad "a negative pid" usage "unknown option" -n 5 -p "$pid" -7
+bad "a process group that is not a number" usage "invalid process group" -g 1x
+bad "an unknown user" usage "unknown user 'no-such-user-cfq'" -n 5 -u no-such-user-cfq
+bad "a user id out of range" usage "out of range" -u 4294967295
+bad "an unknown long option" usage "unknown option '--frobnicate'" --frobnicate -p "$pid"
+bad "an unknown short option" usage "unknown option '-x'" -x -p "$pid"
+bad "an unknown option in a cluster" usage "unknown option '-y'" -ty -n 5 -p "$pid"
+bad "--help takes no argument" usage "takes no argument" --help=yes
+bad "-n without target or command" usage "-n needs -p, -g, -u or a command" -n 5
+bad "-n and -t without target or command" usage "-n needs -p, -g, -u or a command" -t -n 5
+bad "-n and -- without a command" usage "-n needs -p, -g, -u or a command" -n 5 --
+bad "a command without -n" usage "needs a level" true
+bad "-p and -g together" usage "only one of -p, -g and -u" -n 5 -p "$pid" -g "$pid"
+bad "a bad group after a good one changes nothing" usage "invalid process group '1x'" \
+	-n 5 -g "$pid" 1x
+bad "an unknown user after a good one changes nothing" usage "unknown user 'no-such-user-cfq'" \
+	-n 5 -u "$(id -u)" no-such-user-cfq
+bad "--reset without target or command" usage "--reset needs -p, -g, -u or a command" --reset
+bad "-n none without target or command" usage "--reset needs -p, -g, -u or a command" -n none
+bad "--reset takes no argument" usage "takes no argument" --reset=5 -p "$pid"
 if [ "$(id -u)" != 0 ]; then
-	bad "only root can name uid 0" 2 "uid 0" -n 5 -u root
+	bad "only root can name uid 0" usage "uid 0" -n 5 -u root
 fi
 if [ -n "$dead" ]; then
 	bad "a missing pid: no such process" 1 "pid $dead: no such process" -p "$dead"
@@ -248,4 +262,14 @@ run -u "$(id -un)"
 shows "-u shows a user by name" "$(id -un)"
 run -u "$(id -u)"
 shows "-u shows a user by uid" "$(id -u)"
+run -g "$pgid" "$pgid"
+expect_eq "-g shows several groups, one line each" "2 (exit 0)" "$(grep -c "^$pgid: " <<<"$out") (exit $rc)"
+run -u "$(id -un)" "$(id -u)"
+expect_eq "-u shows several users, one line each" \
+	"$(id -un): $(id -u): (exit 0)" "$(cut -d' ' -f1 <<<"$out" | paste -sd' ') (exit $rc)"
+if [[ $("$IOPRIO" --help) == *"Higher levels get more of the disk: the opposite direction of nice."* ]]; then
+	pass "--help says that higher levels get more of the disk, unlike nice"
+else
+	fail "--help says that higher levels get more of the disk, unlike nice"
+fi
 done_testing
