@@ -18,7 +18,7 @@ KVM := $(if $(shell grep -wE 'vmx|svm' /proc/cpuinfo 2>/dev/null | head -1),yes,
 USERSPACE_SRC := $(wildcard userspace/*.c userspace/*.h userspace/Makefile \
 	userspace/ioprio.1 userspace/*completion)
 
-.PHONY: help deps kernel kernel-export kernel-reset kernel-tree headers userspace test-progs image qemu \
+.PHONY: help deps kernel kernel-export kernel-reset kernel-tree headers userspace tools test-progs image qemu \
 	check demo bench clean distclean
 
 help:
@@ -35,6 +35,7 @@ help:
 	@echo "  make kernel-reset  reset the kernel tree to the series in kernel/patches/"
 	@echo "  make headers       install the patched uapi headers into build/headers/"
 	@echo "  make userspace     build the ioprio command against them"
+	@echo "  make tools         build the patched coreutils, bsdutils, util-linux and procps .debs"
 	@echo "  make image         build the Debian bookworm image with mkosi"
 	@echo "  make clean         remove build outputs, keep the kernel tree"
 	@echo "  make distclean     remove build/ entirely"
@@ -66,6 +67,12 @@ userspace: headers
 	@$(MAKE) --no-print-directory -s -C userspace O=$(CURDIR)/build/userspace \
 		HEADERS=$(CURDIR)/build/headers/include
 
+# The distribution's nice, renice, ionice and ps with procps-patch/ applied,
+# as .debs in build/tools/debs/ (cached under ~/.cache/cfq-prio/tools/).
+tools:
+	@scripts/deps.sh tools
+	@scripts/tools.sh build
+
 # Test programs the guest runs from the shared tree.
 TEST_PROGS := build/tests/ioprio-probe
 test-progs: headers
@@ -76,11 +83,11 @@ build/tests/ioprio-probe: tests/guest/ioprio-probe.c build/headers/include/linux
 	$(CC) -Wall -Wextra -Werror -O2 -isystem build/headers/include -o $@ $< \
 		-Wl,-Bstatic -luring -Wl,-Bdynamic -lpthread
 
-image: kernel userspace
+image: kernel userspace tools
 	@$(MAKE) --no-print-directory $(IMAGE)
 
 # The image carries the modules of every flavor built so far.
-$(IMAGE): $(KOUT)/build-id $(wildcard build/kernel-*/build-id) build/userspace/ioprio mkosi.conf $(MKOSI_EXTRA) $(USERSPACE_SRC)
+$(IMAGE): $(KOUT)/build-id $(wildcard build/kernel-*/build-id) build/userspace/ioprio mkosi.conf $(MKOSI_EXTRA) $(USERSPACE_SRC) build/tools/debs.list
 	@scripts/deps.sh image
 	@scripts/image.sh build
 
@@ -103,7 +110,7 @@ bench: image test-progs
 
 clean:
 	rm -rf build/kobj-* build/kernel-* build/image build/image-tree \
-		build/headers build/userspace \
+		build/headers build/userspace build/tools build/apt \
 		build/check build/demo build/bench build/*.log build/check-*.txt
 
 distclean:

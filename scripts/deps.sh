@@ -1,7 +1,7 @@
 #!/bin/bash
 # Install what a make target needs from the distribution's own packages.
 #
-#   scripts/deps.sh GROUP...     GROUP: kernel qemu image host all
+#   scripts/deps.sh GROUP...     GROUP: kernel qemu image host tools all
 #
 # Idempotent: installs only what is missing; uses sudo when not root.  On
 # Debian, mkosi comes from bookworm-backports, which is enabled from the
@@ -19,9 +19,12 @@ deb_kernel="build-essential bc bison flex libssl-dev libelf-dev cpio kmod
 	rsync python3 ccache git xz-utils perl linux-source-6.12"
 deb_qemu="qemu-system-x86 qemu-utils"
 deb_image="debian-archive-keyring apt dpkg e2fsprogs dosfstools mtools
-	fdisk bubblewrap zstd"
+	fdisk bubblewrap zstd reprepro"
 deb_image_bpo="mkosi systemd systemd-container"
 deb_host="gcc make python3 perl liburing-dev"
+# The distribution's nice, renice, ionice and ps, patched (scripts/tools.sh
+# installs each source package's build dependencies itself).
+deb_tools="build-essential dpkg-dev fakeroot debian-archive-keyring"
 
 # Packages per group, openSUSE names (best effort, see README).
 suse_kernel="gcc make bc bison flex libopenssl-devel libelf-devel cpio kmod
@@ -30,6 +33,7 @@ suse_qemu="qemu-x86 qemu-tools"
 suse_image="mkosi systemd-repart e2fsprogs dosfstools mtools bubblewrap
 	zstd apt dpkg debian-archive-keyring"
 suse_host="gcc make python3 perl liburing-devel"
+suse_tools="dpkg"
 
 . /etc/os-release
 case " ${ID:-} ${ID_LIKE:-} " in
@@ -106,10 +110,10 @@ suse_install() {
 
 [ $# -gt 0 ] || set -- all
 for group in "$@"; do
-	[ "$group" = all ] && set -- kernel qemu image host
+	[ "$group" = all ] && set -- kernel qemu image host tools
 done
 for group in "$@"; do
-	case "$group" in kernel|qemu|image|host) ;; *) die "unknown group '$group'" ;; esac
+	case "$group" in kernel|qemu|image|host|tools) ;; *) die "unknown group '$group'" ;; esac
 	if [ $family = debian ]; then
 		eval "pkgs=\$deb_$group"
 		# shellcheck disable=SC2154,SC2086

@@ -16,6 +16,14 @@ stage() { printf '\n=== %s (%d:%02d elapsed)\n' "$*" $(((SECONDS - t0) / 60)) $(
 collect() { tee -a build/check-raw.txt | grep --line-buffered -E '^(not )?ok |^#' | tee -a "$all"; }
 : >build/check-raw.txt
 
+# The patched tools first: the host tests run their binaries.
+stage "tools (patched coreutils, util-linux, procps .debs)"
+if make --no-print-directory tools; then
+	echo "ok - build: the patched tools build as .debs" | tee -a "$all"
+else
+	echo "not ok - build: the patched tools build as .debs" | tee -a "$all"
+fi
+
 stage "host tests"
 for t in tests/host/*.sh; do
 	[ -e "$t" ] || continue
