@@ -227,6 +227,9 @@ if [ -z "$levels" ]; then
 		"$RENICE" --io 5 -p "$pid"
 	refused "renice -n 9 --io 5 on a kernel without levels changes neither" 1 \
 		"no I/O priority levels" "$RENICE" -n 9 --io 5 -p "$pid"
+	refused "renice --io 5 -u NAME on a kernel without levels" 1 \
+		"failed to set I/O priority for $(id -u) (user ID): this kernel has no I/O priority levels" \
+		"$RENICE" --io 5 -u "$(id -un)"
 fi
 
 # ionice
