@@ -252,6 +252,14 @@ cmd_build() {
 	say "packages for the image in build/tools/debs/: $(cd "$debs" && echo *.deb)"
 }
 
+# One build at a time: two would fetch into the same source trees.
+mkdir -p "$build/tools"
+exec 9>"$build/tools/.lock"
+if ! flock -n 9; then
+	say "waiting for another scripts/tools.sh to finish"
+	flock 9
+fi
+
 [ $# -gt 0 ] || set -- build
 case $1 in
 apt) cmd_apt ;;
