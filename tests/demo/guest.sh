@@ -58,3 +58,45 @@ ioprio -p $$
 nice -n 5 ioprio
 ioprio -n 17 ioprio
 ionice -c2 -n0 ioprio
+
+# --- the patched tools: renice --io on running readers, seen by ps and by
+# cfq-prio's counters (a self-contained block).
+section "renice --io: two readers at level 10, then one at 19 (20:11)"
+if nullb_create demo1 irqmode=2 completion_nsec=1000000 hw_queue_depth=2 size=256 &&
+	sched_set demo1 cfq-prio; then
+	echo 128 >/sys/block/demo1/queue/nr_requests
+	lv1=/sys/kernel/debug/block/demo1/sched/levels
+	for j in a b; do
+		fio --name=$j --filename=/dev/demo1 --direct=1 --ioengine=libaio --iodepth=16 \
+			--rw=randread --bs=4k --runtime=14 --time_based --output=/dev/null &
+	done
+	sleep 3
+	# fio forks a worker per job: the worker reads.
+	w=$(pgrep -x fio | while read -r p; do pgrep -P "$p" -x fio; done | sort -n | paste -sd,)
+	wb=${w##*,}
+	printf '$ ps -o pid,ioprio,ni,cmd -p %s\n' "$w"
+	ps -o pid,ioprio,ni,cmd -p "$w"
+	# share LEVEL...: requests each level dispatched over 3 s
+	share() {
+		local a b
+		a=$(cat $lv1)
+		sleep 3
+		b=$(cat $lv1)
+		printf '%s\n%s\n' "$a" "$b" | awk -v want="$*" '
+			BEGIN { n = split(want, l, " "); for (i = 1; i <= n; i++) w[l[i]] = 1 }
+			$1 == "level" { for (i = 1; i <= NF; i++) if ($i == "dispatched") c = i; next }
+			$1 in w { if ($1 in d0) d[$1] = $c - d0[$1]; else d0[$1] = $c }
+			END { for (i = 1; i <= n; i++) printf "  over 3 s: level %d dispatched %d requests\n", l[i], d[l[i]]
+			      if (n == 2 && d[l[2]]) printf "  ratio %d:%d = %.2f (the levels promise %.2f)\n",
+					l[1], l[2], d[l[1]] / d[l[2]], (l[1] + 1) / (l[2] + 1) }'
+	}
+	share 10
+	printf '$ renice --io 19 -p %s\n' "$wb"
+	renice --io 19 -p "$wb"
+	printf '$ ps -o pid,ioprio,ni,cmd -p %s\n' "$w"
+	ps -o pid,ioprio,ni,cmd -p "$w"
+	sleep 1
+	share 19 10
+	wait
+	nullb_remove demo1
+fi
