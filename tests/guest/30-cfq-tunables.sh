@@ -19,12 +19,12 @@ table="quantum 6 1 64
 quantum_io 256 8 65536
 idle_quantum 1 1 64
 idle_quantum_io 64 8 65536
-queued 4 1 2048
 grace_rt_ms 10 0 1000
-grace_idle_ms 100 0 10000"
+grace_idle_ms 100 0 10000
+slice_idle_us 4000 0 100000"
 
 expect_eq "iosched/ holds the seven tunables" \
-	"grace_idle_ms grace_rt_ms idle_quantum idle_quantum_io quantum quantum_io queued" \
+	"grace_idle_ms grace_rt_ms idle_quantum idle_quantum_io quantum quantum_io slice_idle_us" \
 	"$(ls $dir | sort | xargs)"
 
 # put NAME TEXT: one write(2) of TEXT; prints ok, EINVAL or the error.

@@ -7,14 +7,14 @@ TRACEFS=/sys/kernel/tracing
 
 # slow_dev NAME [ATTR=VALUE...]: a null_blk device that is the bottleneck
 # (1 ms completions, hardware queue depth 2), running cfq-prio with 128
-# scheduler requests so that tags do not decide the shares
-# (Documentation/block/cfq-prio.rst, S9).  Later attributes override.
+# scheduler requests, or with the device's default (4) when SLOW_DEFAULT=1.
+# Later attributes override.
 slow_dev() {
 	local name=$1
 	shift
 	nullb_create "$name" irqmode=2 completion_nsec=1000000 hw_queue_depth=2 "$@" &&
-		sched_set "$name" cfq-prio &&
-		echo 128 >"/sys/block/$name/queue/nr_requests"
+		sched_set "$name" cfq-prio || return 1
+	[ "${SLOW_DEFAULT:-0}" = 1 ] || echo 128 >"/sys/block/$name/queue/nr_requests"
 }
 
 # test_dev NAME [ATTR=VALUE...]: the start of a behaviour test.  Makes the
@@ -48,7 +48,8 @@ tunable() {
 
 # levels DEV: a snapshot of the per-level counters; counter SNAPSHOT LEVEL
 # COLUMN reads one of them by its column name (level queues queued listed
-# inflight inserted merged dispatched sectors sent_back fallback completed).
+# inflight inserted merged dispatched sectors sent_back fallback completed
+# held).
 levels() { cat "/sys/kernel/debug/block/$1/sched/levels"; }
 counter() {
 	awk -v l="$2" -v c="$3" '
