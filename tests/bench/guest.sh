@@ -20,9 +20,13 @@
 #   fast  irqmode=1 (softirq), hw_queue_depth=64, 1 submit queue: the guest
 #         CPU is the bottleneck (P1, P6);
 #   slow  irqmode=2, completion_nsec=1000000, hw_queue_depth=2: 1 ms per
-#         request, two at a time (P2..P5); nr_requests is raised to 128 for
-#         every scheduler (none has no scheduler tags: it keeps 2), so that
-#         the scheduler, not the tag allocator, decides.
+#         request, two at a time (P2..P5).  P2 runs at each scheduler's
+#         default nr_requests (the block layer's 4; cfq-prio asks for 64),
+#         with readers of depth 1 (psync), 4 and 16; P4 at the default, at
+#         2 and at 128; P3 and P5 at 128 (none has no scheduler tags: it
+#         keeps 2);
+#   deep  the same with hw_queue_depth=32, at its default nr_requests (64):
+#         P4 with busy readers of depth 16.
 # Readers are fio 3.33 jobs (random 4 KiB reads, O_DIRECT); fio cannot set a
 # level itself, so each runs under `ioprio -n LEVEL --` (cfq-prio) or
 # `ionice` (the classic classes, for the mainline schedulers).
@@ -37,6 +41,8 @@ only=${CFQ_BENCH:-${CFQ_TESTS:-}}
 . "$CFQ_SRC/tests/guest/common.sh"
 
 SCHEDS=(none mq-deadline kyber bfq cfq-prio)
+# nr_requests on the slow device: a number, or "default" to keep what the
+# block layer gives the scheduler (twice the device's depth).
 SLOW_NR_REQUESTS=128
 RAW=$CFQ_OUT/fio
 REPORT=$CFQ_OUT/report.txt
@@ -181,9 +187,10 @@ def window(d):
     ios = b['stat'][0] - a['stat'][0]
     return dt, got, ios
 
-def p2(top, cfg, name):
+def p2(top, cfg, name, tol):
     worst = None
     ratio19 = None
+    mixed = None
     for d in runs(top, 'p2-%s-' % cfg):
         s = rd(os.path.join(d, 'sched'))
         m = meta(d)
@@ -203,6 +210,11 @@ def p2(top, cfg, name):
         print('  %-12s %6.0f IOPS  by process: %s  ratio %s' % (s, ios / dt, ', '.join(parts), f(rat, '%.2f')))
         if s != 'cfq-prio':
             continue
+        mixed = ios / dt
+        # The verdict: the readers' own bytes against their (level + 1).
+        if tot and all(got.get(n) for n, _, _ in m):
+            worst = max(abs(got[n] / tot / (w / wsum) - 1) for n, w, _ in m)
+            ratio19 = hi / lo
         # The scheduler's own counters: requests dispatched per level.
         la, lb = levels(os.path.join(d, 'levels.a')), levels(os.path.join(d, 'levels.b'))
         disp = ldelta(la, lb, 'dispatched')
@@ -212,21 +224,29 @@ def p2(top, cfg, name):
             continue
         lv = [int(label.split()[-1]) for _, _, label in m]
         dtot = sum(disp[l] for l in lv)
-        errs = []
         parts = []
         for (n, w, label), l in zip(m, lv):
             sh = disp[l] / dtot if dtot else 0
-            exp = w / wsum
-            errs.append(abs(sh / exp - 1))
-            parts.append('level %d %d req %.3f (want %.3f)' % (l, disp[l], sh, exp))
+            parts.append('level %d %d req %.3f (want %.3f)' % (l, disp[l], sh, w / wsum))
         print('  %-12s debugfs: %s' % ('', ', '.join(parts)))
         print('  %-12s debugfs sectors: %s' % ('', ', '.join('level %d %d' % (l, secs[l]) for l in lv)))
-        worst = max(errs)
-        if disp.get(lv[-1]):
-            ratio19 = disp[lv[0]] / disp[lv[-1]]
-    bench('P2 %s-share-error' % name, worst, '%.3f', '<=0.10', lambda x: x <= 0.10)
-    if cfg == 'pair':
-        bench('P2 level19/level1', ratio19, '%.2f', '9.00..11.00', lambda x: 9.0 <= x <= 11.0)
+    t = float(tol)
+    bench('P2 %s-share-error' % name, worst, '%.3f', '<=%.2f' % t, lambda x: x <= t)
+    if cfg.startswith('three'):
+        flat = None
+        for d in runs(top, 'p2-flat-%s-' % cfg.split('-')[-1]):
+            try:
+                dt, _, ios = window(d)
+                flat = ios / dt
+            except (OSError, KeyError, IndexError):
+                pass
+        print('  %-12s the same readers at level 10: %s IOPS' % ('cfq-prio', f(flat, '%.0f')))
+        bench('P2 mix/one-level-%s' % cfg.split('-')[-1], mixed / flat if mixed and flat else None, '%.2f', '>=0.85',
+              lambda x: x >= 0.85)
+    if cfg.startswith('pair'):
+        lo_r, hi_r = 10 * (1 - t), 10 * (1 + t)
+        bench('P2 level19/level1-%s' % cfg.split('-')[-1], ratio19, '%.2f', '%.2f..%.2f' % (lo_r, hi_r),
+              lambda x: lo_r <= x <= hi_r)
 
 def jain(xs):
     s = sum(xs)
@@ -258,11 +278,11 @@ def pct(xs, p):
         return None
     return xs[min(len(xs) - 1, max(0, math.ceil(p / 100 * len(xs)) - 1))]
 
-def p4(top):
+def p4(top, nrq):
     rc = None
     print('  %-12s %26s %26s %7s %11s  %s' % ('scheduler', 'idle: I/Os  p50  p99 (us)', 'busy: I/Os  p50  p99 (us)',
                                         'p99 x', 'turns p99 x', 'busy readers, busy turns'))
-    for d in runs(top, 'p4-'):
+    for d in runs(top, 'p4-%s-' % nrq):
         s = rd(os.path.join(d, 'sched'))
         skip = int(rd(os.path.join(d, 'skip'), '0'))
         phases = []
@@ -322,7 +342,7 @@ def p4(top):
               len(lat['busy']), b50, b99, f(pooled, '%.2f'), f(ratio, '%.2f'), bg))
         if s == 'cfq-prio':
             rc = ratio
-    bench('P4 rt-p99-busy/idle', rc, '%.2f', '<=1.25', lambda x: x <= 1.25)
+    bench('P4 rt-p99-busy/idle-%s' % nrq, rc, '%.2f', '<=1.25', lambda x: x <= 1.25)
 
 # -- P5: idle ---------------------------------------------------------------------
 def lat_times(path):
@@ -408,11 +428,11 @@ cmd = sys.argv[1]
 if cmd == 'p1':
     p1(sys.argv[2], sys.argv[3:])
 elif cmd == 'p2':
-    p2(sys.argv[2], sys.argv[3], sys.argv[4])
+    p2(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
 elif cmd == 'p3':
     p3(sys.argv[2])
 elif cmd == 'p4':
-    p4(sys.argv[2])
+    p4(sys.argv[2], sys.argv[3])
 elif cmd == 'p5':
     p5(sys.argv[2])
 elif cmd == 'p6':
@@ -440,7 +460,7 @@ use() {
 	{ echo "$s" >"/sys/block/$dev/queue/scheduler"; } 2>/dev/null
 	cur_sched "$dev"
 	[ "$CUR" = "$s" ] || { note "cannot select $s on $dev (it runs $CUR)"; return 1; }
-	if [ "$dev" = slow ] && [ "$s" != none ]; then
+	if [ "$dev" = slow ] && [ "$s" != none ] && [ "$SLOW_NR_REQUESTS" != default ]; then
 		{ echo $SLOW_NR_REQUESTS >"/sys/block/$dev/queue/nr_requests"; } 2>/dev/null ||
 			note "cannot set nr_requests on $dev for $s"
 	fi
@@ -627,18 +647,26 @@ p1() {
 }
 
 # ---------------------------------------------------------------------------
-# P2: shares of backlogged readers at different levels.
-P2_WARM=2 P2_WIN=6 P2_DEPTH=16
-p2_run() { # CFG SCHED LEVEL...
-	local cfg=$1 s=$2 l
-	shift 2
+# P2: shares of backlogged readers at different levels, at the device's
+# default nr_requests, with readers that keep 1 (psync), 4 and 16 requests
+# in flight.
+P2_WARM=2 P2_WIN=6 P2_DEPTHS="1 4 16"
+# depth_args DEPTH: fio options for a reader keeping DEPTH requests in flight
+depth_args() {
+	if [ "$1" = 1 ]; then echo "--ioengine=psync"; else echo "--ioengine=libaio --iodepth=$1"; fi
+}
+p2_run() { # CFG SCHED DEPTH LEVEL...
+	local cfg=$1 s=$2 depth=$3 l i=0
+	shift 3
 	newrun "p2-$cfg-$s" "$s"
 	use $DEV "$s" || return 1
 	for l in "$@"; do
 		local prefix
+		i=$((i + 1))
 		prefix=$(prio_cmd "$s" "$l")
-		echo "l$l $((l + 1)) ${prefix% --} " | sed 's/ionice -c2 -n\([0-7]\)/BE\1/; s/ioprio -n /level /' >>"$RUN/meta"
-		reader "l$l" "$prefix" --ioengine=libaio --iodepth=$P2_DEPTH
+		echo "l${l}_$i $((l + 1)) ${prefix% --} " | sed 's/ionice -c2 -n\([0-7]\)/BE\1/; s/ioprio -n /level /' >>"$RUN/meta"
+		# shellcheck disable=SC2046
+		reader "l${l}_$i" "$prefix" $(depth_args $depth)
 	done
 	readers_started
 	bsleep $P2_WARM
@@ -650,22 +678,28 @@ p2_run() { # CFG SCHED LEVEL...
 }
 
 p2() {
-	local s t0=$(date +%s)
+	local s d tol t0=$(date +%s) SLOW_NR_REQUESTS=default
 	DEV=slow
-	section "P2 shares: backlogged readers (libaio depth $P2_DEPTH each) on 'slow', ${P2_WIN} s window after ${P2_WARM} s;" \
+	section "P2 shares: backlogged readers on 'slow' at its default nr_requests, ${P2_WIN} s window after ${P2_WARM} s, judged by the bytes each reader read;" \
 		"cfq-prio at levels, the mainline schedulers at the classic classes of those levels (19 = BE0, 1 = BE7; 15 = BE2, 10 = BE4, 5 = BE7)"
-	say "  levels 19 and 1 (want 10:1):"
-	for s in "${SCHEDS[@]}"; do
-		note "P2 19:1 $s"
-		p2_run pair "$s" 19 1
+	for d in $P2_DEPTHS; do
+		tol=0.15
+		[ "$d" -lt 16 ] || tol=0.10
+		say "  levels 19 and 1, depth $d each (want 10:1 within $tol):"
+		for s in "${SCHEDS[@]}"; do
+			note "P2 19:1 depth $d $s"
+			p2_run pair-d$d "$s" $d 19 1
+		done
+		an p2 "$WORK" pair-d$d 19:1-d$d $tol | tee -a "$REPORT"
+		say "  levels 15, 10 and 5, depth $d each (want 16:11:6 within $tol):"
+		for s in "${SCHEDS[@]}"; do
+			note "P2 15:10:5 depth $d $s"
+			p2_run three-d$d "$s" $d 15 10 5
+		done
+		note "P2 15:10:5 depth $d: the same readers at one level"
+		p2_run flat-d$d cfq-prio $d 10 10 10
+		an p2 "$WORK" three-d$d 15:10:5-d$d $tol | tee -a "$REPORT"
 	done
-	an p2 "$WORK" pair 19:1 | tee -a "$REPORT"
-	say "  levels 15, 10 and 5 (want 16:11:6):"
-	for s in bfq cfq-prio; do
-		note "P2 15:10:5 $s"
-		p2_run three "$s" 15 10 5
-	done
-	an p2 "$WORK" three 15:10:5 | tee -a "$REPORT"
 	took $t0
 }
 
@@ -705,19 +739,27 @@ p3() {
 # requests drain, or the continued ones fill the queues again).
 P4_PHASE=1.5 P4_PHASES=16 P4_SKIP=200
 p4() {
-	local s i k t0=$(date +%s) rt rtpid ph
-	DEV=slow
-	section "P4 RT latency: a real time reader (psync, depth 1; cfq-prio level 20, mainline ionice -c1) on 'slow' while 8 readers" \
-		"(libaio depth 4 each, level 10 / BE4) are alternately stopped (idle device) and running (busy), $P4_PHASES turns of $P4_PHASE s;" \
+	local t0=$(date +%s)
+	p4_at slow default 4
+	p4_at slow 2 4
+	p4_at slow 128 4
+	p4_at deep default 16
+	took $t0
+}
+p4_at() { # DEV NR_REQUESTS DEPTH
+	local s i k rt rtpid ph SLOW_NR_REQUESTS=$2 depth=$3 cfg=$1-$2
+	DEV=$1
+	section "P4 RT latency on '$DEV' at nr_requests $2: a real time reader (psync, depth 1; cfq-prio level 20, mainline ionice -c1) while 8 readers" \
+		"(libaio depth $depth each, level 10 / BE4) are alternately stopped (idle device) and running (busy), $P4_PHASES turns of $P4_PHASE s;" \
 		"completion latency (fio clat) of the RT reader, first $P4_SKIP ms of each turn left out;" \
 		"'p99 x': busy p99 / idle p99 over all turns; 'turns p99 x': the median over the busy turns of busy p99 / p99 of the idle turn before (the verdict)"
 	for s in "${SCHEDS[@]}"; do
-		note "P4 $s"
-		newrun "p4-$s" "$s"
+		note "P4 $cfg $s"
+		newrun "p4-$cfg-$s" "$s"
 		echo "$P4_SKIP" >"$RUN/skip"
 		use $DEV "$s" || continue
 		for i in 1 2 3 4 5 6 7 8; do
-			reader "b$i" "$(prio_cmd "$s" 10)" --ioengine=libaio --iodepth=4
+			reader "b$i" "$(prio_cmd "$s" 10)" --ioengine=libaio --iodepth=$depth
 		done
 		readers_started
 		kill -STOP "${R_PIDS[@]}"
@@ -752,8 +794,7 @@ p4() {
 		stop_readers
 		keep
 	done
-	an p4 "$WORK" | tee -a "$REPORT"
-	took $t0
+	an p4 "$WORK" "$cfg" | tee -a "$REPORT"
 }
 
 # ---------------------------------------------------------------------------
@@ -913,7 +954,8 @@ CPU0=$(cpu_probe)
 say "guest CPU probe (a fixed shell loop; higher = slower, e.g. a loaded host): $CPU0 ms"
 
 if ! nullb_create fast irqmode=1 hw_queue_depth=64 submit_queues=1 size=65536 ||
-	! nullb_create slow irqmode=2 completion_nsec=1000000 hw_queue_depth=2 size=1024; then
+	! nullb_create slow irqmode=2 completion_nsec=1000000 hw_queue_depth=2 size=1024 ||
+	! nullb_create deep irqmode=2 completion_nsec=1000000 hw_queue_depth=32 size=1024; then
 	say "error: cannot create the null_blk devices"
 	exit 1
 fi
@@ -926,7 +968,7 @@ SCHEDS=("${avail[@]}")
 use slow cfq-prio
 say "schedulers: ${SCHEDS[*]} (default tunables); cfq-prio: $(cd /sys/block/slow/queue/iosched && for t in *; do printf '%s=%s ' "$t" "$(cat "$t")"; done)"
 use slow bfq && say "bfq: $(cd /sys/block/slow/queue/iosched && for t in slice_idle low_latency; do printf '%s=%s ' "$t" "$(cat "$t")"; done)"
-say "devices: fast (null_blk irqmode=1, depth 64, nr_requests $(cat /sys/block/fast/queue/nr_requests)); slow (irqmode=2, 1 ms, depth 2, nr_requests $SLOW_NR_REQUESTS, none: 2)"
+say "devices: fast (null_blk irqmode=1, depth 64, nr_requests $(cat /sys/block/fast/queue/nr_requests)); slow (irqmode=2, 1 ms, depth 2, nr_requests $SLOW_NR_REQUESTS unless a section says otherwise, none: 2); deep (irqmode=2, 1 ms, depth 32, nr_requests $(cat /sys/block/deep/queue/nr_requests))"
 
 for p in p1 p2 p3 p4 p5 p6; do
 	P=${p^^}
@@ -941,4 +983,5 @@ say "guest CPU probe at the end: $CPU1 ms (start: $CPU0 ms)"
 say "summary: $(grep -c '^bench: .* met$' "$REPORT") met, $(grep -c '^bench: .* missed$' "$REPORT") missed, $(grep -c '^bench: .* n/a$' "$REPORT") not measured; whole run $(($(date +%s) - T_START)) s"
 nullb_remove fast
 nullb_remove slow
+nullb_remove deep
 [ $ERRORS -eq 0 ] && ! grep -q '^bench: .* n/a$' "$REPORT"
