@@ -89,25 +89,31 @@ busy_on() {
 # CPU enough to move a p99 of a few ms, and that is not what the scheduler
 # decides.
 rt_busy() {
-	local nr=$1 ref busy a b info
+	local nr=$1 ref busy a b info tries=''
 	echo "$nr" >/sys/block/$dev/queue/nr_requests
-	busy_on $other
-	rt_reader "$tmp/rt-ref.json"
-	kill $busy_pid
-	wait
-	ref=$(p99 "$tmp/rt-ref.json")
-	busy_on $dev
-	a=$(levels $dev)
-	rt_reader "$tmp/rt-busy.json"
-	b=$(levels $dev)
-	kill $busy_pid
-	wait
-	busy=$(p99 "$tmp/rt-busy.json")
-	info="p99 $busy us among them, $ref us with them on $other; level 20 dispatched $(delta "$a" "$b" 20 dispatched), level 19 $(delta "$a" "$b" 19 dispatched)"
-	if [ "$ref" -gt 0 ] && [ "$busy" -gt 0 ] && [ "$busy" -le $((ref * 2)) ]; then
-		pass "a real time psync reader among 8 busy readers at nr_requests $nr keeps its p99 within 2 x of its p99 beside them ($info)"
+	# Two tries: the host's load moves a p99 of a few ms under emulation.
+	for _ in 1 2; do
+		busy_on $other
+		rt_reader "$tmp/rt-ref.json"
+		kill $busy_pid
+		wait
+		ref=$(p99 "$tmp/rt-ref.json")
+		busy_on $dev
+		a=$(levels $dev)
+		rt_reader "$tmp/rt-busy.json"
+		b=$(levels $dev)
+		kill $busy_pid
+		wait
+		busy=$(p99 "$tmp/rt-busy.json")
+		info="p99 $busy us among them, $ref us with them on $other; level 20 dispatched $(delta "$a" "$b" 20 dispatched), level 19 $(delta "$a" "$b" 19 dispatched)"
+		tries+="${tries:+; }$info"
+		[ "$ref" -gt 0 ] && [ "$busy" -gt 0 ] && [ "$busy" -le $((ref * 2)) ] && break
+		info=
+	done
+	if [ -n "$info" ]; then
+		pass "a real time psync reader among 8 busy readers at nr_requests $nr keeps its p99 within 2 x of its p99 beside them ($tries)"
 	else
-		fail "a real time psync reader among 8 busy readers at nr_requests $nr keeps its p99 within 2 x of its p99 beside them" "$info"
+		fail "a real time psync reader among 8 busy readers at nr_requests $nr keeps its p99 within 2 x of its p99 beside them (two tries)" "$tries"
 	fi
 }
 other=ord1
