@@ -4,9 +4,9 @@
 # beside them.  Three readers at levels 15, 10 and 5
 # get ordered shares near 16:11:6 (their throughput against the same
 # readers at one level is shown; make bench judges it); a real time reader
-# among 8 busy readers keeps its p99 latency within 2 x of its p99 while
-# the same readers use another device, at the default nr_requests and with
-# two request slots.
+# among 8 busy readers leaves them (next to) no dispatches and keeps the
+# p99 of its requests' time in the block layer within 2 x of idle, at the
+# default nr_requests and with two request slots.
 . "$CFQ_SRC/tests/lib.sh"
 . "$CFQ_SRC/tests/guest/common.sh"
 . "$CFQ_SRC/tests/guest/cfq-common.sh"
@@ -69,10 +69,6 @@ p99() {
 j = json.load(open(sys.argv[1]))
 print(int(j["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"] / 1000))' "$1" 2>/dev/null || echo 0
 }
-rt_reader() {
-	ioprio -n 20 -- fio --output-format=json --output="$1" --name=rt $psync \
-		--runtime=5 --ramp_time=1 >/dev/null 2>&1
-}
 
 # busy_on DEV: 8 level-19 readers (libaio, depth 4 each) on DEV, started.
 busy_on() {
@@ -83,47 +79,79 @@ busy_on() {
 	sleep 1
 }
 
-# rt_busy NR: the real time reader's p99 among 8 busy level-19 readers at
-# nr_requests NR, against its p99 while the same readers read another
-# device of the same kind: under emulation, their processes cost the guest
-# CPU enough to move a p99 of a few ms, and that is not what the scheduler
-# decides.
+# rt_run TAG: a real time psync reader on $dev for 6 s.  In 2 s of it,
+# after its start-up and ramp, the scheduler's counters ($tmp/TAG.a and
+# .b) and the block layer's time for each of its requests, from the bio's
+# arrival (tag allocation included) to its completion, in trace events;
+# prints that time's 99th percentile (us).  fio's json goes to $tmp/TAG.json.
+rt_run() {
+	local tag=$1 rt a
+	a=$(levels $dev)
+	ioprio -n 20 -- fio --output-format=json --output="$tmp/$tag.json" --name=rt $psync \
+		--runtime=5 --ramp_time=1 >/dev/null 2>&1 &
+	rt=$!
+	wait_for 20 dispatched_more "$a" $dev 20
+	sleep 1.5
+	levels $dev >"$tmp/$tag.a"
+	trace_start $dev block_bio_queue block_rq_complete
+	sleep 2
+	trace_stop
+	levels $dev >"$tmp/$tag.b"
+	wait $rt
+	trace_lines | awk "$AWK_LEVEL"'
+		{ for (i = 3; i < NF; i++) if ($(i + 1) == "+") break
+		  s = $i }
+		$2 == "bio_queue" { t[s] = $1; next }
+		$2 == "rq_complete" && lvl($0) == 20 && (s in t) {
+			print int(($1 - t[s]) * 1000000); delete t[s] }' |
+		sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int(NR * 0.99) + (NR < 100)] : 0 }'
+}
+# dispatched_more SNAPSHOT DEV LEVEL: LEVEL has had dispatches since SNAPSHOT.
+dispatched_more() { [ "$(delta "$1" "$(levels "$2")" "$3" dispatched)" -gt 0 ]; }
+
+# rt_busy NR: a real time psync reader among 8 busy level-19 readers at
+# nr_requests NR.  S5 is judged by what the scheduler decides: in those
+# 2 s level 19 gets (next to) no dispatches, and the block layer's p99 for
+# the real time reader's requests stays within 2 x of its p99 on the idle
+# device (two tries).  fio's own p99 is shown beside it: under emulation it
+# also holds the guest's wake-up of the reader after each completion, which
+# grows to milliseconds when the other vCPU sleeps, and that is not what
+# the scheduler decides (make bench judges fio's p99, P4, from many more
+# samples).
 rt_busy() {
-	local nr=$1 ref busy a b info tries=''
+	local nr=$1 idle busy d19 d20 info tries='' sched_ok=1 lat_ok=0
 	echo "$nr" >/sys/block/$dev/queue/nr_requests
-	# Two tries: the host's load moves a p99 of a few ms under emulation.
 	for _ in 1 2; do
-		busy_on $other
-		rt_reader "$tmp/rt-ref.json"
-		kill $busy_pid
-		wait
-		ref=$(p99 "$tmp/rt-ref.json")
+		idle=$(rt_run rt-idle)
 		busy_on $dev
-		a=$(levels $dev)
-		rt_reader "$tmp/rt-busy.json"
-		b=$(levels $dev)
+		busy=$(rt_run rt-busy)
 		kill $busy_pid
 		wait
-		busy=$(p99 "$tmp/rt-busy.json")
-		info="p99 $busy us among them, $ref us with them on $other; level 20 dispatched $(delta "$a" "$b" 20 dispatched), level 19 $(delta "$a" "$b" 19 dispatched)"
+		d19=$(delta "$(cat "$tmp/rt-busy.a")" "$(cat "$tmp/rt-busy.b")" 19 dispatched)
+		d20=$(delta "$(cat "$tmp/rt-busy.a")" "$(cat "$tmp/rt-busy.b")" 20 dispatched)
+		info="block layer p99 $busy us among them, $idle us alone; fio p99 $(p99 "$tmp/rt-busy.json") us among them, $(p99 "$tmp/rt-idle.json") us alone; in 2 s level 20 dispatched $d20, level 19 $d19"
 		tries+="${tries:+; }$info"
-		[ "$ref" -gt 0 ] && [ "$busy" -gt 0 ] && [ "$busy" -le $((ref * 2)) ] && break
-		info=
+		# Five percent: a think time of the emulated reader longer than
+		# grace_rt_ms opens the gate; a missing gate gives level 19 most.
+		[ "$d20" -ge 100 ] && [ $((d19 * 20)) -le "$d20" ] || sched_ok=0
+		if [ "$idle" -gt 0 ] && [ "$busy" -gt 0 ] && [ "$busy" -le $((idle * 2)) ]; then
+			lat_ok=1
+			break
+		fi
 	done
-	if [ -n "$info" ]; then
-		pass "a real time psync reader among 8 busy readers at nr_requests $nr keeps its p99 within 2 x of its p99 beside them ($tries)"
+	if [ $sched_ok = 1 ]; then
+		pass "a real time psync reader among 8 busy readers at nr_requests $nr: they get under 5% of its dispatches ($tries)"
 	else
-		fail "a real time psync reader among 8 busy readers at nr_requests $nr keeps its p99 within 2 x of its p99 beside them (two tries)" "$tries"
+		fail "a real time psync reader among 8 busy readers at nr_requests $nr: they get under 5% of its dispatches" "$tries"
+	fi
+	if [ $lat_ok = 1 ]; then
+		pass "a real time psync reader among 8 busy readers at nr_requests $nr keeps the block layer p99 of its requests within 2 x of idle ($tries)"
+	else
+		fail "a real time psync reader among 8 busy readers at nr_requests $nr keeps the block layer p99 of its requests within 2 x of idle (two tries)" "$tries"
 	fi
 }
-other=ord1
-if ! slow_dev $other completion_nsec=$nsec; then
-	fail "a second slow device for the reference"
-	done_testing
-fi
 # The default, then a pool of two slots, one of them the real time reader's.
 rt_busy "$nr"
 rt_busy 2
 echo "$nr" >/sys/block/$dev/queue/nr_requests
-nullb_remove $other
 done_testing
