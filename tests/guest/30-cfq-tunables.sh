@@ -1,4 +1,4 @@
-# S10: the seven cfq-prio tunables in /sys/block/DEV/queue/iosched/.  Each
+# S10: the eight cfq-prio tunables in /sys/block/DEV/queue/iosched/.  Each
 # reads its default, takes the values of its range, clamps numbers outside it
 # (negative, too large, beyond 64 bits) to the range, and refuses text that is
 # not a decimal integer with EINVAL, keeping its value.  Defaults restored.
@@ -21,10 +21,11 @@ idle_quantum 1 1 64
 idle_quantum_io 64 8 65536
 grace_rt_ms 10 0 1000
 grace_idle_ms 100 0 10000
-slice_idle_us 4000 0 100000"
+slice_idle_us 4000 0 100000
+aging_ms 10000 0 600000"
 
-expect_eq "iosched/ holds the seven tunables" \
-	"grace_idle_ms grace_rt_ms idle_quantum idle_quantum_io quantum quantum_io slice_idle_us" \
+expect_eq "iosched/ holds the eight tunables" \
+	"aging_ms grace_idle_ms grace_rt_ms idle_quantum idle_quantum_io quantum quantum_io slice_idle_us" \
 	"$(ls $dir | sort | xargs)"
 
 # put NAME TEXT: one write(2) of TEXT; prints ok, EINVAL or the error.

@@ -106,8 +106,6 @@ rt_run() {
 			print int(($1 - t[s]) * 1000000); delete t[s] }' |
 		sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int(NR * 0.99) + (NR < 100)] : 0 }'
 }
-# dispatched_more SNAPSHOT DEV LEVEL: LEVEL has had dispatches since SNAPSHOT.
-dispatched_more() { [ "$(delta "$1" "$(levels "$2")" "$3" dispatched)" -gt 0 ]; }
 
 # rt_busy NR: a real time psync reader among 8 busy level-19 readers at
 # nr_requests NR.  S5 is judged by what the scheduler decides: in those

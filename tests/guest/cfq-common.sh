@@ -62,6 +62,8 @@ delta() { echo $(($(counter "$2" "$3" "$4") - $(counter "$1" "$3" "$4"))); }
 
 # dispatched DEV LEVEL: true once LEVEL has had a request dispatched.
 dispatched() { [ "$(counter "$(levels "$1")" "$2" dispatched)" -gt 0 ]; }
+# dispatched_more SNAPSHOT DEV LEVEL: LEVEL has had dispatches since SNAPSHOT.
+dispatched_more() { [ "$(delta "$1" "$(levels "$2")" "$3" dispatched)" -gt 0 ]; }
 
 # wait_for SECONDS COMMAND...: poll COMMAND every 0.1 s until it succeeds.
 wait_for() {

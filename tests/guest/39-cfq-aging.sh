@@ -1,0 +1,96 @@
+# S5a, bounded waiting: under a continuous real time load, a level-1 reader
+# and an idle reader each still complete a request at least every aging_ms
+# (shortened to 300 ms here): once a request has waited that long it goes
+# out first, ahead of real time.  With aging_ms at 0 they get nothing while
+# the load lasts.  The waits are the readers' own (fio's completion
+# latencies; each keeps one request in flight), the counts the scheduler's
+# (debugfs), and the kernel log stays free of hung-task reports.
+. "$CFQ_SRC/tests/lib.sh"
+. "$CFQ_SRC/tests/guest/common.sh"
+. "$CFQ_SRC/tests/guest/cfq-common.sh"
+
+test_dev aging0
+if [ ! -f /sys/block/$dev/queue/iosched/aging_ms ]; then
+	fail "cfq-prio has the aging_ms tunable"
+	done_testing
+fi
+read_opts="--filename=/dev/$dev --direct=1 --rw=randread --bs=4k --size=4G --time_based"
+aging=300
+mark=$(kmsg_mark)
+
+# rt_load SECONDS: a real time reader that keeps 8 requests queued: the
+# device (2 at a time) never runs out of real time work.
+rt_load() {
+	fio_bg "$tmp/rt" 20 --name=rt $read_opts --ioengine=libaio --iodepth=8 --runtime=$1
+	rt=$FIO_PID
+	wait_for 30 dispatched $dev 20
+}
+
+# max_clat FILE: the longest completion latency (ms) in fio's json, and
+# the number of reads.
+max_clat() {
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))["jobs"][0]["read"]
+print(int(r["clat_ns"]["max"] / 1000000), r["total_ios"])' "$1" 2>/dev/null || echo "0 0"
+}
+
+# readers SECONDS: a level-1 and an idle psync reader, started; their
+# pids in $p1 and $p0, fio's json in $tmp/l1.json and $tmp/l0.json.
+readers() {
+	ioprio -n 1 -- fio --output-format=json --output="$tmp/l1.json" --name=l1 \
+		$read_opts --ioengine=psync --runtime=$1 >/dev/null 2>&1 &
+	p1=$!
+	ioprio -n 0 -- fio --output-format=json --output="$tmp/l0.json" --name=l0 \
+		$read_opts --ioengine=psync --runtime=$1 >/dev/null 2>&1 &
+	p0=$!
+}
+
+# --- aging_ms 300: both readers complete reads, none waits much longer.
+tunable $dev aging_ms $aging
+rt_load 14
+a=$(levels $dev)
+readers 8
+wait $p1 $p0
+b=$(levels $dev)
+rt_left=$(kill -0 $rt 2>/dev/null && echo yes || echo no)
+kill $rt 2>/dev/null
+wait
+for l in 1 0; do
+	set -- $(max_clat "$tmp/l$l.json")
+	got="longest wait $1 ms, $2 reads in 8 s; aged $(delta "$a" "$b" $l aged); level 20 dispatched $(delta "$a" "$b" 20 dispatched), still running at the end: $rt_left"
+	# A request goes out at the first dispatch once it has waited
+	# aging_ms (a jiffy late at most), then takes 1 ms in the device;
+	# 100 ms for emulation.  At least 8 s / (aging_ms + 100 ms) reads.
+	if [ $rt_left = yes ] && [ "$1" -gt 0 ] && [ "$1" -le $((aging + 100)) ] &&
+		[ "$2" -ge $((8000 / (aging + 100))) ]; then
+		pass "a level-$l psync reader under continuous real time load completes a read at least every aging_ms $aging ($got)"
+	else
+		fail "a level-$l psync reader under continuous real time load completes a read at least every aging_ms $aging" "$got"
+	fi
+done
+
+# --- aging_ms 0: strict real time, nothing for them while the load lasts.
+tunable $dev aging_ms 0
+rt_load 8
+readers 30
+sleep 1
+a=$(levels $dev)
+sleep 4
+b=$(levels $dev)
+rt_left=$(kill -0 $rt 2>/dev/null && echo yes || echo no)
+d1=$(delta "$a" "$b" 1 dispatched) d0=$(delta "$a" "$b" 0 dispatched)
+d20=$(delta "$a" "$b" 20 dispatched)
+q1=$(counter "$b" 1 queued) q0=$(counter "$b" 0 queued)
+kill $rt $p1 $p0 2>/dev/null
+wait
+tunable $dev aging_ms 10000
+got="in 4 s level 1 dispatched $d1 (queued $q1), idle $d0 (queued $q0), level 20 $d20; real time still running: $rt_left"
+if [ $rt_left = yes ] && [ "$d1" -eq 0 ] && [ "$d0" -eq 0 ] && [ "$q1" -gt 0 ] && [ "$q0" -gt 0 ] && [ "$d20" -gt 100 ]; then
+	pass "with aging_ms 0 a level-1 and an idle reader get nothing under continuous real time load ($got)"
+else
+	fail "with aging_ms 0 a level-1 and an idle reader get nothing under continuous real time load" "$got"
+fi
+
+bad=$(kmsg_since "$mark" | grep -E "$KMSG_BAD" | head -3)
+expect_eq "no hung-task report or warning in the kernel log" "" "$bad"
+done_testing
