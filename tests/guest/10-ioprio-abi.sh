@@ -6,6 +6,14 @@
 
 probe=$CFQ_SRC/build/tests/ioprio-probe
 [ -x "$probe" ] || { fail "ioprio-probe built" "missing $probe (make test-progs)"; done_testing; }
+# The probe runs itself again as nobody, who may not be able to enter the
+# shared tree (a clone in a mktemp -d directory is mode 0700): a copy in
+# the guest's own file system.
+bindir=$(mktemp -d)
+trap 'rm -rf "$bindir"' EXIT
+chmod 755 "$bindir"
+install -m 755 "$probe" "$bindir/ioprio-probe"
+probe=$bindir/ioprio-probe
 LEVEL=0x8000 RT=0x2000 BE=0x4000 IDLE=0x6000
 hex() { printf '0x%x' "$1"; }
 nobody=65534
