@@ -17,7 +17,8 @@ pass() { printf 'ok - %s: %s\n' "$T_NAME" "$1"; }
 fail() {
 	printf 'not ok - %s: %s\n' "$T_NAME" "$1"
 	shift
-	[ $# -eq 0 ] || printf '#   %s\n' "$@"
+	# Every line of the details, so that the runner's summary shows them.
+	[ $# -eq 0 ] || printf '%s\n' "$@" | sed 's/^/#   /'
 	T_FAILED=$((T_FAILED + 1))
 }
 

@@ -169,3 +169,23 @@ settled() {
 	done
 	echo "$bad"
 }
+
+# sched_dump DEV: what a stuck device holds, for a failure's details: the
+# scheduler's state and queues (S11), the hardware queues' state, and the
+# stacks of the tasks in uninterruptible sleep.
+sched_dump() {
+	local d=/sys/kernel/debug/block/$1 f p
+	echo "== nr_requests $(cat /sys/block/$1/queue/nr_requests)"
+	for f in "$d"/sched/state "$d"/sched/levels "$d"/sched/queues "$d"/sched/dispatch \
+		"$d"/hctx*/state "$d"/hctx*/dispatch "$d"/hctx*/busy "$d"/hctx*/tags \
+		"$d"/hctx*/sched_tags "$d"/hctx*/sched_tags_bitmap; do
+		[ -r "$f" ] || continue
+		echo "== ${f#"$d"/}"
+		cat "$f" 2>&1
+	done
+	for p in /proc/[0-9]*; do
+		[ "$(awk '{ print $3 }' "$p/stat" 2>/dev/null)" = D ] || continue
+		echo "== D: ${p#/proc/} $(cat "$p/comm" 2>/dev/null)"
+		cat "$p/stack" 2>/dev/null
+	done
+}
