@@ -2,8 +2,7 @@
 # While a level-19 reader is present, a flood of level-1 readers may take
 # only max(1, round(nr_requests * 2 / 22)) of the scheduler tags (its weight
 # 2 against 20) plus the one the reader holds, so the level-19 reader never
-# waits for one: at 64 slots and at 4 (where a shallow depth has only one
-# word of the bitmap to limit).
+# waits for one: at 64 slots and at 4.
 # A read waits for a slot when its task sleeps (sched_switch with prev_state
 # D) between the bio's block_bio_queue and block_getrq trace events: tag
 # allocation sleeps there.  The slots a level holds come from the
@@ -141,4 +140,58 @@ limits() {
 }
 limits 64
 limits 4
+
+# --- S9 never strands an allocation it limits.  A level-10 writer at depth
+# 16 shares a memory-backed device of two hardware queues with a real time
+# reader (50 ms think time, so the idle gate stays closed) and two idle
+# readers at depth 8: S9 limits the writer's allocations to an eighth of
+# the slots while real time is present, and the idle requests that wait
+# behind the gate hold slots.  A limited allocation that sleeps must still get a slot when one
+# frees up, on either hardware queue.  aging_ms is 0: only S9 itself may
+# let the writer go on.  Each of the writer's rounds takes a second or two.
+stranded() {
+	local d=lim1 rt idle w i rounds=0 t0 slowest=0 stuck= state=
+	if ! nullb_create $d memory_backed=1 size=256 irqmode=2 completion_nsec=200000 \
+		hw_queue_depth=4 submit_queues=2 || ! sched_set $d cfq-prio; then
+		fail "memory-backed null_blk device of two hardware queues running cfq-prio"
+		return
+	fi
+	tunable $d aging_ms 0
+	local io="--filename=/dev/$d --direct=1 --ioengine=libaio"
+	fio_bg "$tmp/s-rt" 20 --name=rt $io --rw=randread --bs=4k --offset=128M --size=64M \
+		--iodepth=2 --thinktime=50000 --time_based --runtime=300
+	rt=$FIO_PID
+	fio_bg "$tmp/s-idle" 0 --name=idle $io --rw=randread --bs=4k --offset=192M --size=64M \
+		--iodepth=8 --numjobs=2 --time_based --runtime=300
+	idle=$FIO_PID
+	wait_for 40 dispatched $d 0
+	for i in 1 2 3 4 5 6 7 8; do
+		t0=$SECONDS
+		fio_bg "$tmp/s-w.$i" 10 --name=w $io --iodepth=16 --rw=randwrite --bs=4k \
+			--bssplit=4k/50:16k/30:64k/20 --size=24M
+		w=$FIO_PID
+		if ! wait_for 10 ended $w; then
+			stuck=$i state=$(sched_dump $d)
+			break
+		fi
+		wait $w
+		rounds=$i
+		[ $((SECONDS - t0)) -le $slowest ] || slowest=$((SECONDS - t0))
+	done
+	kill $rt $idle 2>/dev/null
+	# Without the readers the gate opens and everything drains.
+	if ! wait_for 60 ended $rt || ! wait_for 60 ended $idle || { [ -n "$stuck" ] && ! wait_for 60 ended $w; }; then
+		fail "the readers and the writer of the stranding check end" "$(sched_dump $d)"
+		return
+	fi
+	wait
+	if [ -z "$stuck" ] && [ $rounds -eq 8 ]; then
+		pass "a level-10 writer limited by S9 under a real time and two idle readers, on two hardware queues, is never stranded: 8 rounds of 24 MiB, the slowest $slowest s"
+	else
+		fail "a level-10 writer limited by S9 under a real time and two idle readers, on two hardware queues, is never stranded" \
+			"round $stuck of 8 did not end in 10 s (1 or 2 s normally); the scheduler's state:" "$state"
+	fi
+	nullb_remove $d
+}
+stranded
 done_testing

@@ -42,7 +42,6 @@ bounded() {
 	done
 	wait $pid
 }
-ended() { ! kill -0 "$1" 2>/dev/null; }
 write_to() { echo "$2" >"$1"; }
 
 # --- switching under I/O

@@ -75,6 +75,9 @@ wait_for() {
 	done
 }
 
+# ended PID: the process PID has ended.
+ended() { ! kill -0 "$1" 2>/dev/null; }
+
 # fio_at LEVEL FIO-ARG...: fio run at an I/O priority level, terse output.
 fio_at() {
 	local level=$1
