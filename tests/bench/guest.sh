@@ -13,7 +13,9 @@
 #
 #   bench: NAME VALUE TARGET VERDICT        (VERDICT: met, missed or n/a)
 #
-# and the raw fio JSON of every run in $CFQ_OUT/fio/.  The exit status is 0
+# every scheduler's figure per target in $CFQ_OUT/results.csv (target,
+# scheduler, value, goal), from which the host draws build/bench/*.png and
+# build/bench/report.md, and the raw fio JSON of every run in $CFQ_OUT/fio/.  The exit status is 0
 # when every measurement ran (whatever the verdicts), 1 otherwise.
 #
 # Devices (null_blk through configfs, memory_backed=0):
@@ -46,8 +48,11 @@ SCHEDS=(none mq-deadline kyber bfq cfq-prio)
 SLOW_NR_REQUESTS=128
 RAW=$CFQ_OUT/fio
 REPORT=$CFQ_OUT/report.txt
+# every scheduler's figure per target, for the host's pictures (scripts/plot.py)
+RESULTS=$CFQ_OUT/results.csv
 mkdir -p "$RAW"
 : >"$REPORT"
+echo "target,scheduler,value,goal" >"$RESULTS"
 WORK=$(mktemp -d /run/cfq-bench.XXXXXX) || exit 1
 trap 'rm -rf "$WORK"' EXIT
 ERRORS=0
@@ -125,7 +130,14 @@ def meta(d):
     return m
 
 BENCH = []
+GOALS = {}
+VALUES = []
+def val(name, sched, value):
+    """one scheduler's figure for a target, for results.csv (the host's pictures)"""
+    VALUES.append((name, sched, value))
+
 def bench(name, value, fmt, target, ok):
+    GOALS[name] = target
     if value is None:
         line = 'bench: %s n/a %s n/a' % (name, target)
     else:
@@ -135,6 +147,12 @@ def bench(name, value, fmt, target, ok):
 def flush_bench():
     for line in BENCH:
         print(line)
+    csv = os.environ.get('BENCH_CSV')
+    if csv:
+        with open(csv, 'a') as f:
+            for name, sched, value in VALUES:
+                if value is not None:
+                    f.write('%s,%s,%.6g,%s\n' % (name, sched, value, GOALS.get(name, '')))
 
 def f(v, fmt):
     return '-' if v is None else fmt % v
@@ -169,9 +187,12 @@ def p1(path, scheds):
         x = ratios(s, 'none')
         q = '%.2f (%.2f..%.2f)' % (statistics.median(x), pct(x, 25), pct(x, 75)) if x else '-'
         print('  %-12s %9.0f %9.0f %9.0f  %s' % (s, med[s], min(iops[s]), max(iops[s]), q))
-    def r(o):
-        x = ratios('cfq-prio', o)
+    def r(o, s='cfq-prio'):
+        x = ratios(s, o)
         return statistics.median(x) if x else None
+    for o in ('none', 'mq-deadline', 'bfq'):
+        for s in scheds:
+            val('P1 cfq-prio/%s' % o, s, r(o, s))
     bench('P1 cfq-prio/none', r('none'), '%.2f', '>=0.90', lambda x: x >= 0.90)
     bench('P1 cfq-prio/mq-deadline', r('mq-deadline'), '%.2f', '>=1.00', lambda x: x >= 1.00)
     bench('P1 cfq-prio/bfq', r('bfq'), '%.2f', '>=1.50', lambda x: x >= 1.50)
@@ -208,6 +229,10 @@ def p2(top, cfg, name, tol):
         hi, lo = got.get(m[0][0]), got.get(m[-1][0])
         rat = hi / lo if hi and lo else None
         print('  %-12s %6.0f IOPS  by process: %s  ratio %s' % (s, ios / dt, ', '.join(parts), f(rat, '%.2f')))
+        if tot and all(got.get(n) for n, _, _ in m):
+            val('P2 %s-share-error' % name, s, max(abs(got[n] / tot / (w / wsum) - 1) for n, w, _ in m))
+        if cfg.startswith('pair'):
+            val('P2 level19/level1-%s' % cfg.split('-')[-1], s, rat)
         if s != 'cfq-prio':
             continue
         mixed = ios / dt
@@ -267,6 +292,7 @@ def p3(top):
         per = sorted(x / 4096 / dt for x in xs)
         print('  %-12s %6.0f IOPS  Jain %s  per reader IOPS min %.0f max %.0f' % (
             s, ios / dt, f(j, '%.4f'), per[0] if per else 0, per[-1] if per else 0))
+        val('P3 jain-index', s, j)
         if s == 'cfq-prio':
             jc = j
     bench('P3 jain-index', jc, '%.4f', '>=0.98', lambda x: x >= 0.98)
@@ -340,6 +366,7 @@ def p4(top, nrq):
             pass
         print('  %-12s %8d %7.0f %8.0f  %8d %7.0f %8.0f  %7s %11s  %s' % (s, len(lat['idle']), i50, i99,
               len(lat['busy']), b50, b99, f(pooled, '%.2f'), f(ratio, '%.2f'), bg))
+        val('P4 rt-p99-busy/idle-%s' % nrq, s, ratio)
         if s == 'cfq-prio':
             rc = ratio
     bench('P4 rt-p99-busy/idle-%s' % nrq, rc, '%.2f', '<=1.25', lambda x: x <= 1.25)
@@ -378,6 +405,8 @@ def p5(top):
             rate = sum(1 for t in after if t < after[0] + 1000)
         print('  %-12s %10d %10d %8.3f%% %14s %16s' % (s, nb, ni, 100 * share if share is not None else -1,
               f(gap, '%d'), f(rate, '%d')))
+        val('P5 idle-share', s, share)
+        val('P5 idle-takeover-ms', s, gap)
         if s == 'cfq-prio':
             share_c, gap_c = share, gap
     bench('P5 idle-share', share_c, '%.5f', '<=0.001', lambda x: x <= 0.001)
@@ -420,6 +449,7 @@ def p6(top):
         if lb:
             note += ', queues at level 10: %d' % lb[10]['queues']
         print('  %-12s %9s %10s %8s  %s' % (s, f(iops.get(10), '%.0f'), f(iops.get(1000), '%.0f'), f(ratio, '%.2f'), note))
+        val('P6 iops-1000/10', s, ratio)
         if s == 'cfq-prio':
             rc = ratio
     bench('P6 iops-1000/10', rc, '%.2f', '>=0.80', lambda x: x >= 0.80)
@@ -440,7 +470,7 @@ elif cmd == 'p6':
 flush_bench()
 PYEOF
 
-an() { BENCH_SCHEDS="${SCHEDS[*]}" python3 "$WORK/an.py" "$@" 2>&1; }
+an() { BENCH_SCHEDS="${SCHEDS[*]}" BENCH_CSV=$RESULTS python3 "$WORK/an.py" "$@" 2>&1; }
 
 # ---------------------------------------------------------------------------
 # Devices and schedulers.
