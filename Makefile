@@ -101,11 +101,11 @@ check:
 	@tests/check.sh
 
 demo: image
-	@scripts/deps.sh qemu
+	@scripts/deps.sh qemu plot
 	@scripts/vm.sh demo
 
 bench: image test-progs
-	@scripts/deps.sh qemu
+	@scripts/deps.sh qemu plot
 	@TIMEOUT=$${TIMEOUT:-2400} scripts/vm.sh bench
 
 clean:

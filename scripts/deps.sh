@@ -1,7 +1,7 @@
 #!/bin/bash
 # Install what a make target needs from the distribution's own packages.
 #
-#   scripts/deps.sh GROUP...     GROUP: kernel qemu image host tools all
+#   scripts/deps.sh GROUP...     GROUP: kernel qemu image host tools plot all
 #
 # Idempotent: installs only what is missing; uses sudo when not root.  On
 # Debian, mkosi comes from bookworm-backports, which is enabled from the
@@ -25,6 +25,8 @@ deb_host="gcc make python3 perl liburing-dev"
 # The distribution's nice, renice, ionice and ps, patched (scripts/tools.sh
 # installs each source package's build dependencies itself).
 deb_tools="build-essential dpkg-dev fakeroot debian-archive-keyring"
+# The pictures of make demo and make bench (scripts/plot.py).
+deb_plot="python3-matplotlib"
 
 # Packages per group, openSUSE names (best effort, see README).
 suse_kernel="gcc make bc bison flex libopenssl-devel libelf-devel cpio kmod
@@ -34,6 +36,7 @@ suse_image="mkosi systemd-repart e2fsprogs dosfstools mtools bubblewrap
 	zstd apt dpkg debian-archive-keyring"
 suse_host="gcc make python3 perl liburing-devel"
 suse_tools="dpkg"
+suse_plot="python3-matplotlib"
 
 . /etc/os-release
 case " ${ID:-} ${ID_LIKE:-} " in
@@ -110,10 +113,10 @@ suse_install() {
 
 [ $# -gt 0 ] || set -- all
 for group in "$@"; do
-	[ "$group" = all ] && set -- kernel qemu image host tools
+	[ "$group" = all ] && set -- kernel qemu image host tools plot
 done
 for group in "$@"; do
-	case "$group" in kernel|qemu|image|host|tools) ;; *) die "unknown group '$group'" ;; esac
+	case "$group" in kernel|qemu|image|host|tools|plot) ;; *) die "unknown group '$group'" ;; esac
 	if [ $family = debian ]; then
 		eval "pkgs=\$deb_$group"
 		# shellcheck disable=SC2154,SC2086

@@ -10,6 +10,9 @@
 # cfq-scratch) is attached for tests that write.  The console goes to
 # build/MODE/console.log; the guest's own log is streamed as it grows.
 #
+# demo and bench: scripts/plot.py then draws the pictures from the data the
+# guest wrote (build/demo/shares.png; build/bench/*.png and report.md).
+#
 # Environment: DEBUG=1 boots the debug kernel; TIMEOUT=seconds bounds the
 # whole run (default 2400); CFQ_TESTS=regex picks guest tests; ACCEL=kvm or
 # tcg overrides the choice of accelerator.
@@ -95,10 +98,12 @@ boot() {
 		-virtfs "local,path=$top,mount_tag=cfqsrc,security_model=none,readonly=on" \
 		-virtfs "local,path=$out,mount_tag=cfqout,security_model=none" \
 		</dev/null &
-	local qpid=$! shown=0 n
-	# Stream the guest's log while it runs.
+	local qpid=$! shown=0 n poll=2
+	# Stream the guest's log while it runs (the demo's table gains a row
+	# each second).
+	[ "$mode" = demo ] && poll=1
 	while kill -0 $qpid 2>/dev/null; do
-		sleep 2
+		sleep $poll
 		if [ -f "$out/log" ]; then
 			n=$(wc -l <"$out/log")
 			if [ "$n" -gt "$shown" ]; then
@@ -131,4 +136,13 @@ if [ ! -f "$out/status" ]; then
 	tail -n 20 "$out/console.log" >&2 || true
 	die "the guest stopped before '$mode' finished (qemu exit $rc); console log: ${out#"$top"/}/console.log"
 fi
+case $mode in
+demo | bench)
+	if [ -f "$out/shares.csv" ] || [ -f "$out/results.csv" ]; then
+		"$top/scripts/plot.py" "$mode" "$out" >&2 || die "drawing the pictures from ${out#"$top"/} failed"
+	else
+		say "no data for pictures in ${out#"$top"/}"
+	fi
+	;;
+esac
 exit "$(cat "$out/status")"
