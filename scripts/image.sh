@@ -61,8 +61,10 @@ cmd_build() {
 	mkdir -p "$cache/mkosi" "$cache/packages" "$build/image"
 	say "building build/image/cfq-prio.raw with mkosi $(mkosi --version | awk '{print $2}') (log: build/image.log)"
 	local t0=$SECONDS
+	# mkosi's steps ("‣ ...") are shown as they start.
 	if ! (cd "$top" && mkosi --force --incremental --cache-dir="$cache/mkosi" \
-		--package-cache-dir="$cache/packages" build) >"$build/image.log" 2>&1; then
+		--package-cache-dir="$cache/packages" build) 2>&1 |
+		"$top/scripts/progress.sh" phases "$build/image.log" image '^ *‣ '; then
 		tail -30 "$build/image.log" >&2
 		die "mkosi build failed: see build/image.log"
 	fi

@@ -238,11 +238,18 @@ cmd_build() {
 	export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
 	configure
 	say "building bzImage and modules ($flavor, $jobs jobs, log: build/kernel-$flavor.log)"
-	local t0=$SECONDS
-	if ! kmake bzImage modules >"$build/kernel-$flavor.log" 2>&1; then
-		grep -E 'error|Error' "$build/kernel-$flavor.log" | head -30 >&2
+	local t0=$SECONDS log=$build/kernel-$flavor.log steps=$kobj/.cfq-prio-steps total=0 n
+	# Progress: kbuild's steps against the most a build of this tree took
+	# (unknown before the first), on one line of a terminal, else a line a
+	# minute.
+	[ -f "$steps" ] && total=$(cat "$steps")
+	if ! kmake bzImage modules 2>&1 | "$top/scripts/progress.sh" steps "$log" kernel "$total"; then
+		grep -E 'error|Error' "$log" | head -30 >&2
 		die "kernel build failed: see build/kernel-$flavor.log"
 	fi
+	n=$(cat "$log.steps" 2>/dev/null || echo 0)
+	rm -f "$log.steps"
+	[ "$n" -le "$total" ] || echo "$n" >"$steps"
 	grep -E '(^|: )warning:' "$build/kernel-$flavor.log" | sort -u >"$build/kernel-$flavor.warnings" || true
 	rm -rf "$out.new"
 	mkdir -p "$out.new"

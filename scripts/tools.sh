@@ -189,8 +189,11 @@ build_one() {
 	say "$src $ver$SUFFIX: dpkg-buildpackage (log build/tools/src/$src.build.log)"
 	t0=$SECONDS
 	# coreutils' configure refuses to run as root unless told.
+	# The phases (configure, build, install, packages) are shown as they start.
 	(cd "$dir" && DEB_BUILD_OPTIONS="nocheck parallel=$(nproc)" FORCE_UNSAFE_CONFIGURE=1 \
-		nice -n 19 dpkg-buildpackage -B -uc -us) >"$src_dir/$src.build.log" 2>&1 ||
+		nice -n 19 dpkg-buildpackage -B -uc -us) 2>&1 |
+		"$top/scripts/progress.sh" phases "$src_dir/$src.build.log" "tools: $src" \
+			'^ *(dh_auto_configure|dh_auto_build|dh_auto_test|dh_auto_install)( |$)|^dpkg-deb: building package' ||
 		{ tail -20 "$src_dir/$src.build.log" >&2; die "$src: dpkg-buildpackage failed (build/tools/src/$src.build.log)"; }
 	say "$src: built in $((SECONDS - t0)) s"
 	rm -rf "$key.new"
