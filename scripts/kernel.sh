@@ -243,6 +243,8 @@ cmd_build() {
 	# (unknown before the first), on one line of a terminal, else a line a
 	# minute.
 	[ -f "$steps" ] && total=$(cat "$steps")
+	# Before the first build: a clean guest build took 2032 steps.
+	[ "$total" -gt 0 ] || [ $flavor != guest ] || total=2032
 	if ! kmake bzImage modules 2>&1 | "$top/scripts/progress.sh" steps "$log" kernel "$total"; then
 		grep -E 'error|Error' "$log" | head -30 >&2
 		die "kernel build failed: see build/kernel-$flavor.log"
