@@ -193,16 +193,17 @@ event() { # PHASE TEXT: a new phase starts now, with this event
 
 show_ps() {
 	printf '  $ ps -o pid,ioprio,ni,cmd -p %s\n' "$(workers)"
-	ps -o pid,ioprio,ni,cmd -p "$(workers)" | sed 's/^/  /'
+	COLUMNS=90 ps -o pid,ioprio,ni,cmd -p "$(workers)" | sed 's/^/  /'
 }
 
 # takeover: after the other readers were told to stop, the time from the
 # last moment any non-idle level held a request to the idle level's next
 # dispatch, polled every 5 ms from cfq-prio's counters (ms in TAKEOVER).
 takeover() {
-	local end last d0 busy l
-	TAKEOVER=
+	local end last d0 busy l t0 i=0
+	TAKEOVER='' POLL=''
 	now_us
+	t0=$NOW
 	end=$((NOW + 5000000))
 	last=$NOW
 	lv_read
@@ -210,6 +211,7 @@ takeover() {
 	while [ "$NOW" -lt $end ]; do
 		lv_read
 		now_us
+		i=$((i + 1))
 		busy=0
 		for ((l = 1; l <= 20; l++)); do busy=$((busy + ${LV_B[l]:-0})); done
 		if [ $busy -gt 0 ]; then
@@ -217,6 +219,7 @@ takeover() {
 			d0=${LV_D[0]}
 		elif [ "${LV_D[0]}" -gt "$d0" ]; then
 			TAKEOVER=$(((NOW - last) / 1000))
+			POLL=$(((NOW - t0) / i / 1000))
 			return 0
 		fi
 		bsleep 0.005
@@ -239,6 +242,8 @@ scene() {
 	start_reader b 10 8
 	start_reader c 5 8
 	start_reader d 0 4
+	# The counts start now, for every reader alike.
+	for n in a b c d; do rb "${WPID[$n]}"; P_B[$n]=${RB:-0}; done
 	now_us
 	T0=$NOW T_LAST=$NOW K=0
 	[ "$SCHED" = cfq-prio ] && lv_read && P_D=("${LV_D[@]}") && P_S=("${LV_S[@]}")
@@ -272,8 +277,8 @@ scene() {
 	for n in a b c; do kill -TERM "${PID[$n]}" 2>/dev/null; done
 	if [ "$SCHED" = cfq-prio ]; then
 		if takeover; then
-			printf '  >> the idle reader got its next request %d ms after the last of the others completed (grace_idle_ms %s)\n' \
-				"$TAKEOVER" "$(cat /sys/block/$DEV/queue/iosched/grace_idle_ms)"
+			printf '  >> the idle reader got its next request %d ms after the last of the others completed (grace_idle_ms %s; polled every %d ms)\n' \
+				"$TAKEOVER" "$(cat /sys/block/$DEV/queue/iosched/grace_idle_ms)" "$POLL"
 			echo "$TAKEOVER" >"$OUT/takeover-ms"
 		else
 			echo "  >> the idle reader got no request within 5 s of the others stopping"
