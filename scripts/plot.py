@@ -34,6 +34,15 @@ def level_name(level):
     return {0: 'idle', 20: 'real time'}.get(level, 'level %d' % level)
 
 
+def classic(level):
+    """the classic class the mainline schedulers see for a level (DESIGN.md 3.2)"""
+    if level >= 20:
+        return 'RT'
+    if level <= 0:
+        return 'idle'
+    return 'BE%d' % min(7, (19 - level) // 2) + (' (level %d)' % level if level in (19, 18) else '')
+
+
 def short_event(text):
     """a few words for the picture, from the guest's event line"""
     rules = [(r'real time reader (\w) arrives', r'\1 (real time) arrives'),
@@ -80,12 +89,13 @@ def demo(d):
             lv = int(r['level'])
             if not s['levels'] or s['levels'][-1] != lv:
                 s['levels'].append(lv)
+        name_of = level_name if scene == 'cfq-prio' else classic
         for name in sorted(readers):
             s = readers[name]
             lv = s['levels']
-            label = '%s: %s' % (name, level_name(lv[0]) + ''.join(' \u2192 %d' % x for x in lv[1:]))
+            label = '%s: %s' % (name, ' \u2192 '.join(name_of(x) for x in lv))
             if name == 'b':
-                label += ' (from nice)'
+                label = 'b: nice 0 \u2192 10' + (' (%s)' % label[3:] if scene == 'cfq-prio' else '')
             ax.plot(s['t'], s['y'], color=COLORS.get(name), lw=1.6, label=label,
                     marker='.', ms=3)
         k = 0
