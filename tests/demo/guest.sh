@@ -59,7 +59,9 @@ lv_read() {
 		esac
 	done
 	for line in "${lines[@]:1}"; do
-		read -ra w <<<"$line"
+		# split on blanks without a here-string (fast: polled every few ms)
+		# shellcheck disable=SC2206
+		w=($line)
 		[ ${#w[@]} -gt "$ci" ] || continue
 		LV_D[w[0]]=${w[cd]}
 		LV_S[w[0]]=${w[cs]}
@@ -198,7 +200,8 @@ show_ps() {
 
 # takeover: after the other readers were told to stop, the time from the
 # last moment any non-idle level held a request to the idle level's next
-# dispatch, polled every 5 ms from cfq-prio's counters (ms in TAKEOVER).
+# dispatch, polled every few ms from cfq-prio's counters (ms in TAKEOVER,
+# the mean poll interval in POLL).
 takeover() {
 	local end last d0 busy l t0 i=0
 	TAKEOVER='' POLL=''
@@ -222,7 +225,7 @@ takeover() {
 			POLL=$(((NOW - t0) / i / 1000))
 			return 0
 		fi
-		bsleep 0.005
+		bsleep 0.002
 	done
 	return 1
 }
