@@ -268,6 +268,7 @@ def p2(top, cfg, name, tol):
         print('  %-12s the same readers at level 10: %s IOPS' % ('cfq-prio', f(flat, '%.0f')))
         bench('P2 mix/one-level-%s' % cfg.split('-')[-1], mixed / flat if mixed and flat else None, '%.2f', '>=0.85',
               lambda x: x >= 0.85)
+        val('P2 mix/one-level-%s' % cfg.split('-')[-1], 'cfq-prio', mixed / flat if mixed and flat else None)
     if cfg.startswith('pair'):
         lo_r, hi_r = 10 * (1 - t), 10 * (1 + t)
         bench('P2 level19/level1-%s' % cfg.split('-')[-1], ratio19, '%.2f', '%.2f..%.2f' % (lo_r, hi_r),
