@@ -84,15 +84,17 @@ fi
 # --- S8: never across levels.  Two writers fill alternate 4 KiB blocks of
 # one region (each skips 4 KiB after every write, one starts 4 KiB in), so
 # each write is adjacent to the other writer's and never to its own.  A real
-# time reader holds every other level back (S5, with a grace of 200 ms so
-# that a slow fio does not open the gate) while both put their 16 writes in,
-# so that all of them wait in the scheduler side by side.
+# time reader holds every other level back (S5, with a grace of 1 s so that
+# a fio that gets no CPU while the writers start does not open the gate, and
+# aging_ms raised so that S5a does not let them out) while both put their 16
+# writes in, so that all of them wait in the scheduler side by side.
 # strided LEVEL-A LEVEL-B OFFSET-MIB: prints how the counters of the two
 # levels grew: "merged M1 M2 inserted I1 I2 dispatched-while-held D1 D2"
 # (one number each when the levels are the same).
 strided() {
 	local a b s held prev='' cur stable=0 hold pa pb
-	tunable $dev grace_rt_ms 200
+	tunable $dev grace_rt_ms 1000
+	tunable $dev aging_ms 60000
 	fio_bg "$tmp/hold" 20 --name=hold $reader_opts --offset=256M --iodepth=2
 	hold=$FIO_PID
 	wait_for 40 dispatched $dev 20
@@ -120,6 +122,7 @@ strided() {
 	kill $hold
 	wait $hold $pa $pb
 	tunable $dev grace_rt_ms 10
+	tunable $dev aging_ms 10000
 	b=$(levels $dev)
 	if [ "$1" = "$2" ]; then
 		echo "merged $(delta "$a" "$b" "$1" merged) inserted $(delta "$a" "$b" "$1" inserted)" \
