@@ -535,16 +535,6 @@ reader() {
 	R_NAMES+=("$name")
 }
 
-# rb PID: RB := the bytes PID has submitted for reading ("" if it is gone);
-# one builtin, no fork (P6 reads it for 1,000 processes).
-rb() {
-	local l
-	RB=
-	mapfile -n 5 -t l <"/proc/$1/io" || return 0
-	[[ ${l[4]-} == read_bytes:* ]] && RB=${l[4]#read_bytes: }
-	return 0
-} 2>/dev/null
-
 # started PID...: wait until every PID has submitted a read (at most 30 s).
 started() {
 	local p t ok

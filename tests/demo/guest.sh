@@ -36,15 +36,6 @@ mkfifo "$NAP" && exec 7<>"$NAP" && rm -f "$NAP"
 bsleep() { read -r -t "$1" -u 7 _; return 0; }
 now_us() { NOW=${EPOCHREALTIME/./}; }
 
-# rb PID: RB := the bytes PID has submitted for reading ("" once it is gone)
-rb() {
-	local l
-	RB=
-	mapfile -n 5 -t l <"/proc/$1/io" || return 0
-	[[ ${l[4]-} == read_bytes:* ]] && RB=${l[4]#read_bytes: }
-	return 0
-} 2>/dev/null
-
 # lv_read: cfq-prio's counters per level into LV_D (dispatched), LV_S
 # (sectors) and LV_B (queued + listed + in flight).
 declare -a LV_D LV_S LV_B P_D P_S
