@@ -25,8 +25,8 @@
 
 /* The ABI of DESIGN.md 3.1, whichever header defined it. */
 _Static_assert(IOPRIO_CLASS_LEVEL == 4, "IOPRIO_CLASS_LEVEL is 4");
-_Static_assert(IOPRIO_LEVEL_IDLE == 0 && IOPRIO_LEVEL_NORM == 10 &&
-	       IOPRIO_LEVEL_RT == 20 && IOPRIO_LEVEL_NR == 21,
+_Static_assert(IOPRIO_LEVEL_IDLE == 0 && IOPRIO_LEVEL_DEFAULT == 10 &&
+	       IOPRIO_LEVEL_RT == 20 && IOPRIO_LEVEL_MAX == 20,
 	       "levels are 0 (idle) .. 10 (normal) .. 20 (real time)");
 
 static const struct {
@@ -34,7 +34,7 @@ static const struct {
 	int level;
 } level_names[] = {
 	{ "idle",   IOPRIO_LEVEL_IDLE },
-	{ "normal", IOPRIO_LEVEL_NORM },
+	{ "normal", IOPRIO_LEVEL_DEFAULT },
 	{ "rt",     IOPRIO_LEVEL_RT },
 };
 
@@ -110,7 +110,7 @@ int ioprio_parse_level(const char *s, int *level)
 			return IOPRIO_PARSE_OK;
 		}
 	}
-	err = ioprio_parse_uint(s, IOPRIO_LEVEL_NR - 1, &v);
+	err = ioprio_parse_uint(s, IOPRIO_LEVEL_MAX, &v);
 	if (!err)
 		*level = v;
 	return err;
@@ -134,7 +134,7 @@ int ioprio_to_level(int ioprio)
 		return -1;
 	switch (IOPRIO_PRIO_CLASS(ioprio)) {
 	case IOPRIO_CLASS_LEVEL:
-		return data < IOPRIO_LEVEL_NR ? data : -1;
+		return data <= IOPRIO_LEVEL_MAX ? data : -1;
 	case IOPRIO_CLASS_RT:
 		return IOPRIO_LEVEL_RT;
 	case IOPRIO_CLASS_BE:
@@ -150,7 +150,7 @@ int ioprio_level_to_classic(int level)
 {
 	int be = (19 - level) / 2;
 
-	if (level < 0 || level >= IOPRIO_LEVEL_NR)
+	if (level < 0 || level > IOPRIO_LEVEL_MAX)
 		return IOPRIO_CLASS_INVALID << IOPRIO_CLASS_SHIFT;
 	if (level == IOPRIO_LEVEL_RT)
 		return IOPRIO_PRIO_VALUE(IOPRIO_CLASS_RT, 4);
@@ -203,13 +203,14 @@ int ioprio_nice_level(int nice, int policy, int from_nice)
 {
 	if (from_nice < 0)
 		return ioprio_to_level(ioprio_nice_classic(nice, policy));
-	if (!from_nice)
-		return IOPRIO_LEVEL_NORM;
+	/* The policy counts whatever ioprio_from_nice says. */
 	policy &= ~SCHED_RESET_ON_FORK;
 	if (policy == SCHED_IDLE)
 		return IOPRIO_LEVEL_IDLE;
 	if (rt_policy(policy))
 		return IOPRIO_LEVEL_RT;
+	if (!from_nice)
+		return IOPRIO_LEVEL_DEFAULT;
 	/* nice -20 -> 19, 0 -> 10, 19 -> 1 */
 	return 19 - (clamp_nice(nice) + 20) * 19 / 40;
 }
@@ -301,9 +302,9 @@ int ioprio_describe(char *buf, size_t size, const struct ioprio_task *t)
 
 	if (t->ioprio != IOPRIO_PRIO_VALUE(IOPRIO_CLASS_NONE, 0))
 		return format(buf, size, t->ioprio, NULL);
-	if (!t->from_nice)
+	if (!t->from_nice && !policy)
 		return snprintf(buf, size, "level %d (default)",
-				IOPRIO_LEVEL_NORM);
+				IOPRIO_LEVEL_DEFAULT);
 	if (policy)
 		snprintf(from, sizeof(from), "from %s", policy);
 	else

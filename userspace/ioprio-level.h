@@ -6,8 +6,9 @@
  * carries it as an I/O priority value of class IOPRIO_CLASS_LEVEL with the
  * level in the data field (DESIGN.md 3.1).  The classic classes (realtime,
  * best-effort, idle) map onto the same scale (3.2), and a task that never
- * set a priority (class NONE) gets its level from its nice value and CPU
- * scheduling policy, or 10, as /proc/sys/kernel/ioprio_from_nice says (3.3).
+ * set a priority (class NONE) gets its level from its CPU scheduling
+ * policy and, if /proc/sys/kernel/ioprio_from_nice says so, its nice value
+ * (3.3).
  *
  * This file and ioprio-level.c are the one place in user space that
  * encodes that ABI: the ioprio command and its tests use nothing else.
@@ -30,22 +31,32 @@
 
 /*
  * Headers without the cfq-prio series: the level class as DESIGN.md 3.1
- * fixes it.  (Test IOPRIO_LEVEL_NR too, in case the patched header makes
- * IOPRIO_CLASS_LEVEL an enum constant, which #ifdef cannot see.)
+ * fixes it.  (The patched header makes IOPRIO_CLASS_LEVEL an enum constant,
+ * which #if cannot see: test IOPRIO_LEVEL_MAX, and IOPRIO_LEVEL_NR of the
+ * series' first headers, too.)
  */
-#if !defined(IOPRIO_CLASS_LEVEL) && !defined(IOPRIO_LEVEL_NR)
+#if !defined(IOPRIO_CLASS_LEVEL) && !defined(IOPRIO_LEVEL_NR) && \
+	!defined(IOPRIO_LEVEL_MAX)
 #define IOPRIO_CLASS_LEVEL	4
 #define IOPRIO_LEVEL_IDLE	0
-#define IOPRIO_LEVEL_NORM	10
+#define IOPRIO_LEVEL_DEFAULT	10
 #define IOPRIO_LEVEL_RT		20
-#define IOPRIO_LEVEL_NR		21
+#define IOPRIO_LEVEL_MAX	IOPRIO_LEVEL_RT
 
 static inline __u16 ioprio_level_value(int level)
 {
-	if (level < 0 || level >= IOPRIO_LEVEL_NR)
+	if (level < 0 || level > IOPRIO_LEVEL_MAX)
 		return IOPRIO_CLASS_INVALID << IOPRIO_CLASS_SHIFT;
 	return IOPRIO_CLASS_LEVEL << IOPRIO_CLASS_SHIFT | level;
 }
+#endif
+
+/* The series' first headers named the default and the count differently. */
+#ifndef IOPRIO_LEVEL_DEFAULT
+#define IOPRIO_LEVEL_DEFAULT	IOPRIO_LEVEL_NORM
+#endif
+#ifndef IOPRIO_LEVEL_MAX
+#define IOPRIO_LEVEL_MAX	(IOPRIO_LEVEL_NR - 1)
 #endif
 
 #define IOPRIO_FROM_NICE_PATH	"/proc/sys/kernel/ioprio_from_nice"
@@ -87,7 +98,8 @@ int ioprio_level_to_classic(int level);
 
 /*
  * Level of a task that never set a priority (3.3).  from_nice is the
- * ioprio_from_nice sysctl: 1 follows nice and policy, 0 gives 10, and -1
+ * ioprio_from_nice sysctl: 1 follows nice and policy, 0 the policy alone
+ * (SCHED_IDLE 0, real-time policies 20, the others 10), and -1
  * (no such file: a kernel without levels) takes the level of the classic
  * value that kernel derives, ioprio_nice_classic().
  */

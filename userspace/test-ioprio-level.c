@@ -120,9 +120,9 @@ static void test_constants(void)
 {
 	expect_int(IOPRIO_CLASS_LEVEL, 4, "IOPRIO_CLASS_LEVEL");
 	expect_int(IOPRIO_LEVEL_IDLE, 0, "IOPRIO_LEVEL_IDLE");
-	expect_int(IOPRIO_LEVEL_NORM, 10, "IOPRIO_LEVEL_NORM");
+	expect_int(IOPRIO_LEVEL_DEFAULT, 10, "IOPRIO_LEVEL_DEFAULT");
 	expect_int(IOPRIO_LEVEL_RT, 20, "IOPRIO_LEVEL_RT");
-	expect_int(IOPRIO_LEVEL_NR, 21, "IOPRIO_LEVEL_NR");
+	expect_int(IOPRIO_LEVEL_MAX, 20, "IOPRIO_LEVEL_MAX");
 	expect_int(IOPRIO_CLASS_SHIFT, 13, "IOPRIO_CLASS_SHIFT");
 	result("the level constants are those of DESIGN.md 3.1");
 }
@@ -451,11 +451,17 @@ static void test_nice(void)
 
 	for (n = -20; n <= 19; n++)
 		for (p = 0; p < ARRAY_SIZE(policies); p++) {
+			int want = policies[p] == SCHED_IDLE ? 0 :
+				   policies[p] == SCHED_OTHER ||
+				   policies[p] == SCHED_BATCH ? 10 : 20;
+
 			snprintf(what, sizeof(what), "nice %d, policy %d", n,
 				 policies[p]);
-			expect_int(ioprio_nice_level(n, policies[p], 0), 10, what);
+			expect_int(ioprio_nice_level(n, policies[p], 0), want, what);
+			expect_int(ioprio_nice_level(n, policies[p] | SCHED_RESET_ON_FORK, 0),
+				   want, what);
 		}
-	result("ioprio_from_nice=0: level 10 at every nice and policy");
+	result("ioprio_from_nice=0: level 10 at every nice value, SCHED_IDLE 0, real-time policies 20");
 
 	for (n = -20; n <= 19; n++) {
 		snprintf(what, sizeof(what), "nice %d", n);
@@ -523,7 +529,10 @@ static void test_describe(void)
 		{ { IDLE(0), 0, SCHED_FIFO, 1 }, "idle (level 0)", 0 },
 		{ { 0, 0, SCHED_OTHER, 0 }, "level 10 (default)", 10 },
 		{ { 0, -5, SCHED_OTHER, 0 }, "level 10 (default)", 10 },
-		{ { 0, 0, SCHED_FIFO, 0 }, "level 10 (default)", 10 },
+		{ { 0, 0, SCHED_BATCH, 0 }, "level 10 (default)", 10 },
+		{ { 0, 0, SCHED_FIFO, 0 }, "level 20 (from SCHED_FIFO)", 20 },
+		{ { 0, -5, SCHED_RR, 0 }, "level 20 (from SCHED_RR)", 20 },
+		{ { 0, 5, SCHED_IDLE, 0 }, "level 0 (from SCHED_IDLE)", 0 },
 		{ { 0, -5, SCHED_OTHER, 1 }, "level 12 (from nice -5)", 12 },
 		{ { 0, 0, SCHED_OTHER, 1 }, "level 10 (from nice 0)", 10 },
 		{ { 0, 19, SCHED_BATCH, 1 }, "level 1 (from nice 19)", 1 },
@@ -570,7 +579,9 @@ static void test_format_short(void)
 		{ { 0, -5, SCHED_OTHER, 0 }, "~10" },
 		{ { 0, 0, SCHED_IDLE, 1 }, "~0" },
 		{ { 0, 0, SCHED_FIFO, 1 }, "~20" },
-		{ { 0, 0, SCHED_FIFO, 0 }, "~10" },
+		{ { 0, 0, SCHED_FIFO, 0 }, "~20" },
+		{ { 0, 0, SCHED_IDLE, 0 }, "~0" },
+		{ { 0, 5, SCHED_BATCH, 0 }, "~10" },
 		{ { 0, 19, SCHED_OTHER, -1 }, "~4" },
 		{ { BE(2), 0, SCHED_OTHER, 1 }, "be/2" },
 		{ { BE(7), 0, SCHED_OTHER, 1 }, "be/7" },
