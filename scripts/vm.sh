@@ -98,23 +98,35 @@ boot() {
 		-virtfs "local,path=$top,mount_tag=cfqsrc,security_model=none,readonly=on" \
 		-virtfs "local,path=$out,mount_tag=cfqout,security_model=none" \
 		</dev/null &
-	local qpid=$! shown=0 n poll=2
-	# Stream the guest's log while it runs (the demo's table gains a row
-	# each second).
-	[ "$mode" = demo ] && poll=1
+	local qpid=$! shown=0 n poll=2 live=
+	# Stream the guest's log (build/MODE/log, which the guest writes over
+	# 9p) while it runs, on fd 3.  The demo's table gains a row each second:
+	# when our output is a terminal, scripts/livetable.py redraws it in place
+	# there; otherwise (pipes, files, CI) the rows stay plain lines, as in
+	# the log itself.
+	exec 3>&2
+	if [ "$mode" = demo ]; then
+		poll=0.25
+		if [ -t 1 ] && [ -t 2 ] && [ "${TERM:-dumb}" != dumb ]; then
+			exec 3> >("$top/scripts/livetable.py" >&2)
+			live=$!
+		fi
+	fi
 	while kill -0 $qpid 2>/dev/null; do
 		sleep $poll
 		if [ -f "$out/log" ]; then
 			n=$(wc -l <"$out/log")
 			if [ "$n" -gt "$shown" ]; then
-				sed -n "$((shown + 1)),${n}p" "$out/log" >&2
+				sed -n "$((shown + 1)),${n}p" "$out/log" >&3
 				shown=$n
 			fi
 		fi
 	done
 	local rc=0
 	wait $qpid || rc=$?
-	[ -f "$out/log" ] && sed -n "$((shown + 1)),\$p" "$out/log" >&2
+	[ ! -f "$out/log" ] || sed -n "$((shown + 1)),\$p" "$out/log" >&3
+	exec 3>&-
+	[ -z "$live" ] || wait "$live" || true
 	return $rc
 }
 
