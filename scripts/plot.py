@@ -66,7 +66,7 @@ def demo(d):
     takeover = None
     try:
         with open(os.path.join(d, 'takeover-ms')) as f:
-            takeover = int(f.read().strip())
+            takeover = float(f.read().strip())
     except (OSError, ValueError):
         pass
     scenes = []
@@ -112,7 +112,7 @@ def demo(d):
             k += 1
         title = scene if scene == 'cfq-prio' else '%s (the levels as classic classes)' % scene
         if scene == 'cfq-prio' and takeover is not None:
-            title += ': the idle reader takes over %d ms after the others stop' % takeover
+            title += ': the idle reader has the disk %.0f ms after the others stop' % takeover
         ax.set_title(title, fontsize=9, loc='left')
         ax.set_xlim(0, tmax + 0.5)
         ax.set_ylim(0, ymax * 1.15)

@@ -9,7 +9,8 @@
 # within ~100 ms of the others stopping.  Then the same under BFQ and
 # mq-deadline (the levels as their classic classes), shorter.
 #
-# A table gains a row each second: per reader its requests per second, MiB/s
+# A table gains a row each second (on a terminal the host redraws it in
+# place: scripts/livetable.py): per reader its requests per second, MiB/s
 # and share of the device, from cfq-prio's own per-level counters
 # (debugfs sched/levels; under BFQ and mq-deadline from the readers'
 # /proc/PID/io).  Data for the host's picture: $CFQ_OUT/shares.csv (one line
@@ -17,6 +18,7 @@
 set -u
 export LC_ALL=C
 . "$CFQ_SRC/tests/guest/common.sh"
+. "$CFQ_SRC/tests/guest/cfq-common.sh"	# the block trace: trace_start, trace_lines
 
 OUT=${CFQ_OUT:-/tmp/cfq-demo}
 mkdir -p "$OUT"
@@ -189,36 +191,48 @@ show_ps() {
 	COLUMNS=90 ps -o pid,ioprio,ni,cmd -p "$(workers)" | sed 's/^/  /'
 }
 
-# takeover: after the other readers were told to stop, the time from the
-# last moment any non-idle level held a request to the idle level's next
-# dispatch, polled every few ms from cfq-prio's counters (ms in TAKEOVER,
-# the mean poll interval in POLL).
+# takeover: the idle reader's takeover, from the block trace of the device
+# (started before the other readers were told to stop).  Waits, polling
+# cfq-prio's counters, until no other level holds a request and the idle
+# level has had a dispatch since (5 s at most), then reads the trace: from
+# the last completion of another level's request to the first idle request
+# that went to the device after it (the scheduler's quiet period,
+# grace_idle_ms), and to that request's completion (the device's 1 ms on
+# top).  Sets WAIT_MS and TAKEOVER_MS; false when there was no takeover.
+# The trace stays in $CFQ_OUT/takeover.trace ("SECONDS EVENT ..." lines).
 takeover() {
-	local end last d0 busy l t0 i=0
-	TAKEOVER='' POLL=''
+	local end busy l d0 r
+	WAIT_MS='' TAKEOVER_MS=''
 	now_us
-	t0=$NOW
 	end=$((NOW + 5000000))
-	last=$NOW
 	lv_read
 	d0=${LV_D[0]}
 	while [ "$NOW" -lt $end ]; do
 		lv_read
 		now_us
-		i=$((i + 1))
 		busy=0
 		for ((l = 1; l <= 20; l++)); do busy=$((busy + ${LV_B[l]:-0})); done
 		if [ $busy -gt 0 ]; then
-			last=$NOW
 			d0=${LV_D[0]}
 		elif [ "${LV_D[0]}" -gt "$d0" ]; then
-			TAKEOVER=$(((NOW - last) / 1000))
-			POLL=$(((NOW - t0) / i / 1000))
-			return 0
+			break
 		fi
 		bsleep 0.002
 	done
-	return 1
+	bsleep 0.05
+	trace_stop
+	trace_lines >"$OUT/takeover.trace"
+	r=$(awk "$AWK_LEVEL"'
+		{ ev = $2; lv = lvl($0); sec = -1
+		  for (i = 3; i < NF; i++) if ($(i + 1) == "+") { sec = $i; break } }
+		lv > 0 && ev == "rq_complete" { last = $1; issue = ""; done = ""; next }
+		last != "" && lv == 0 && ev == "rq_issue" && issue == "" { issue = $1; s = sec; next }
+		issue != "" && lv == 0 && ev == "rq_complete" && sec == s && done == "" { done = $1 }
+		END {
+			if (last == "" || done == "") exit 1
+			printf "%.1f %.1f\n", (issue - last) * 1000, (done - last) * 1000
+		}' "$OUT/takeover.trace") || return 1
+	read -r WAIT_MS TAKEOVER_MS <<<"$r"
 }
 
 # scene SCHED T...: the story on one scheduler; T are the times (s) of its
@@ -251,6 +265,7 @@ scene() {
 	tick_to "$t_rtend"
 	stop_readers e
 	event after-rt "e stops: the others resume"
+	head_row
 	tick_to "$t_renice"
 	event renice-io "renice --io 19 -p ${WPID[c]} (c, from 5)"
 	show_ps
@@ -267,15 +282,19 @@ scene() {
 	show_ps
 	head_row
 	tick_to "$t_stop"
+	[ "$SCHED" = cfq-prio ] && trace_start $DEV block_rq_issue block_rq_complete
 	event idle "a, b and c stop: only the idle reader d is left"
 	for n in a b c; do kill -TERM "${PID[$n]}" 2>/dev/null; done
 	if [ "$SCHED" = cfq-prio ]; then
 		if takeover; then
-			printf '  >> the idle reader got its next request %d ms after the last of the others completed (grace_idle_ms %s; polled every %d ms)\n' \
-				"$TAKEOVER" "$(cat /sys/block/$DEV/queue/iosched/grace_idle_ms)" "$POLL"
-			echo "$TAKEOVER" >"$OUT/takeover-ms"
+			printf "  >> the idle reader had the disk %s ms after the others' last completion:\n" "$TAKEOVER_MS"
+			printf '     its first request went out after %s ms of quiet (grace_idle_ms %s)\n' \
+				"$WAIT_MS" "$(cat /sys/block/$DEV/queue/iosched/grace_idle_ms)"
+			printf '     and took %s ms on the device (from the block trace)\n' \
+				"$(awk -v a="$TAKEOVER_MS" -v b="$WAIT_MS" 'BEGIN { printf "%.1f", a - b }')"
+			echo "$TAKEOVER_MS" >"$OUT/takeover-ms"
 		else
-			echo "  >> the idle reader got no request within 5 s of the others stopping"
+			echo "  >> no idle request went to the device in the block trace of the others' stop (5 s)"
 		fi
 	fi
 	stop_readers a b c
