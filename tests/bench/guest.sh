@@ -1,12 +1,12 @@
 #!/bin/bash
-# make bench: the targets of DESIGN.md section 7 (P1..P6), measured inside the
+# make bench: the targets of DESIGN.md section 7 (P1..P7), measured inside the
 # guest (cfqprio.run=bench) in one boot, cfq-prio side by side with the
 # mainline schedulers, as ratios of figures taken in this run.
 #
 # Environment: CFQ_SRC (the project tree, read-only), CFQ_OUT (the results
 # folder shared with the host, build/bench/ there).  CFQ_TESTS (passed by
 # scripts/vm.sh through $CFQ_OUT/env) or CFQ_BENCH, a regex, picks the
-# measurements by name (P1..P6), e.g. CFQ_TESTS='P[25]'.
+# measurements by name (P1..P7), e.g. CFQ_TESTS='P[25]'.
 #
 # Output: a readable report on stdout and in $CFQ_OUT/report.txt, with one
 # machine-readable line per target:
@@ -18,7 +18,7 @@
 # build/bench/report.md, and the raw fio JSON of every run in $CFQ_OUT/fio/.  The exit status is 0
 # when every measurement ran (whatever the verdicts), 1 otherwise.
 #
-# Devices (null_blk through configfs, memory_backed=0):
+# Devices (null_blk through configfs, memory_backed=0 but for wb):
 #   fast  irqmode=1 (softirq), hw_queue_depth=64, 1 submit queue: the guest
 #         CPU is the bottleneck (P1, P6);
 #   slow  irqmode=2, completion_nsec=1000000, hw_queue_depth=2: 1 ms per
@@ -28,7 +28,9 @@
 #         2 and at 128; P3 and P5 at 128 (none has no scheduler tags: it
 #         keeps 2);
 #   deep  the same with hw_queue_depth=32, at its default nr_requests (64):
-#         P4 with busy readers of depth 16.
+#         P4 with busy readers of depth 16;
+#   wb    slow's timing with memory_backed=1 and ext4 on it, at each
+#         scheduler's default nr_requests (P7, made and removed there).
 # Readers are fio 3.33 jobs (random 4 KiB reads, O_DIRECT); fio cannot set a
 # level itself, so each runs under `ioprio -n LEVEL --` (cfq-prio) or
 # `ionice` (the classic classes, for the mainline schedulers).
@@ -455,6 +457,62 @@ def p6(top):
             rc = ratio
     bench('P6 iops-1000/10', rc, '%.2f', '>=0.80', lambda x: x >= 0.80)
 
+# -- P7: buffered writes -------------------------------------------------------------
+def p7(top):
+    """per run: the writer's level (cfq-prio) or classic class, the device's
+    write sectors over the window (the writeback: the reader only reads), the
+    reader's rate from its fio output (after --ramp_time)"""
+    MiB = 1024 * 1024
+    got = {}
+    print('  %-12s %-16s %12s %10s %12s %12s %12s  %s' % ('scheduler', 'writer', 'writeback', 'write IOPS',
+          'reader (fio)', 'reader (dev)', 'writer (fio)', 'cfq-prio debugfs: sectors by level in the window'))
+    ds = runs(top, 'p7-')
+    ds.sort(key=lambda d: (order(rd(os.path.join(d, 'sched'), '')), -int(rd(os.path.join(d, 'level'), '-1'))))
+    for d in ds:
+        s = rd(os.path.join(d, 'sched'))
+        lv = int(rd(os.path.join(d, 'level'), '-1'))
+        who = rd(os.path.join(d, 'writer'), '?').replace('ioprio -n ', 'level ')
+        try:
+            a, b = snap(os.path.join(d, 'snap.a')), snap(os.path.join(d, 'snap.b'))
+        except (OSError, KeyError, IndexError):
+            print('  %-12s %-16s (no data)' % (s, who))
+            continue
+        dt = b['time'] - a['time']
+        wb = (b['stat'][6] - a['stat'][6]) * 512 / dt / MiB
+        wios = (b['stat'][4] - a['stat'][4]) / dt
+        rdev = (b['stat'][2] - a['stat'][2]) * 512 / dt / MiB
+        rfio = wfio = None
+        try:
+            rfio = fio(os.path.join(d, 'r.json'))['jobs'][0]['read']['bw_bytes'] / MiB
+        except (OSError, ValueError, KeyError, IndexError):
+            pass
+        try:
+            wfio = fio(os.path.join(d, 'writer.json'))['jobs'][0]['write']['bw_bytes'] / MiB
+        except (OSError, ValueError, KeyError, IndexError):
+            pass
+        note = ''
+        la, lb = levels(os.path.join(d, 'levels.a')), levels(os.path.join(d, 'levels.b'))
+        secs = ldelta(la, lb, 'sectors')
+        if secs:
+            note = ', '.join('level %d %d' % (l, secs[l]) for l in sorted(secs) if secs[l])
+        print('  %-12s %-16s %7.2f MiB/s %10.0f %6s MiB/s %6.2f MiB/s %6s MiB/s  %s' % (
+            s, who, wb, wios, f(rfio, '%.2f'), rdev, f(wfio, '%.2f'), note))
+        got.setdefault(s, {})[lv] = (wb, rfio if rfio is not None else rdev)
+    rw = rr = None
+    for s, g in sorted(got.items(), key=lambda x: order(x[0])):
+        if 19 not in g or 1 not in g:
+            continue
+        w = g[19][0] / g[1][0] if g[1][0] else None
+        r = g[1][1] / g[19][1] if g[19][1] else None
+        val('P7 writeback-19/1', s, w)
+        val('P7 reader-1/19', s, r)
+        print('  %-12s writeback level 19 / level 1: %s, reader beside level 1 / beside level 19: %s' % (
+            s, f(w, '%.2f'), f(r, '%.2f')))
+        if s == 'cfq-prio':
+            rw, rr = w, r
+    bench('P7 writeback-19/1', rw, '%.2f', '>=5', lambda x: x >= 5)
+    bench('P7 reader-1/19', rr, '%.2f', '>1.00', lambda x: x > 1.0)
+
 cmd = sys.argv[1]
 if cmd == 'p1':
     p1(sys.argv[2], sys.argv[3:])
@@ -468,6 +526,8 @@ elif cmd == 'p5':
     p5(sys.argv[2])
 elif cmd == 'p6':
     p6(sys.argv[2])
+elif cmd == 'p7':
+    p7(sys.argv[2])
 flush_bench()
 PYEOF
 
@@ -969,6 +1029,91 @@ p6() {
 }
 
 # ---------------------------------------------------------------------------
+# P7: buffered writes (S13).  A buffered writer (fio, sequential 1 MiB
+# writes over a 96 MiB file on ext4, rewritten in place, so that the memory
+# the device keeps stays bounded) beside a level-10 direct reader (random
+# 4 KiB reads of the device, libaio depth 4), on 'wb': the slow device with
+# memory (memory_backed=1; 1 ms per request, two at a time, each
+# scheduler's default nr_requests).  The dirty limits are small
+# (vm.dirty_bytes 16 MiB, dirty_background_bytes 4 MiB), so that the writer
+# is held to the pace of its writeback.  The writer at level 19 and at level
+# 1 (mainline: ionice -c2 -n0 and -n7; on mq-deadline and BFQ, which have
+# an idle class, also -c3: mq-deadline takes the class from the request,
+# which carries the writer's here, BFQ from the submitting task, the
+# flusher); its writeback rate is the device's write
+# sectors over the window (the reader only reads), the reader's rate is its
+# fio output after a ramp as long as the warm-up.
+P7_WARM=2 P7_WIN=8 P7_MB=96
+P7_MNT=
+p7_run() { # SCHED LEVEL
+	local s=$1 l=$2 w
+	newrun "p7-$s-l$l" "$s"
+	echo "$l" >"$RUN/level"
+	use $DEV "$s" || return 1
+	w=$(prio_cmd "$s" "$l")
+	echo "${w% --}" >"$RUN/writer"
+	# shellcheck disable=SC2086
+	$w fio --name=writer --filename="$P7_MNT/big" --rw=write --bs=1M --size=${P7_MB}M \
+		--ioengine=psync --time_based --runtime=300 \
+		--output-format=json --output="$RUN/writer.json" >"$RUN/writer.err" 2>&1 &
+	R_PIDS+=($!)
+	R_NAMES+=(writer)
+	reader r "$(prio_cmd "$s" 10)" --ioengine=libaio --iodepth=4 --ramp_time=$P7_WARM
+	started "${R_PIDS[1]}" || note "the reader did not start"
+	bsleep $P7_WARM
+	snap "$RUN/snap.a"
+	bsleep $P7_WIN
+	snap "$RUN/snap.b"
+	stop_readers
+	sync
+	keep
+}
+
+p7() {
+	local s l t0=$(date +%s) rc=0 vm=/proc/sys/vm saved
+	DEV=wb
+	P7_MNT=$WORK/p7mnt
+	section "P7 buffered writes: a buffered writer (fio, 1 MiB sequential writes rewriting a ${P7_MB} MiB file on ext4) beside a level-10 (BE4) reader" \
+		"(random 4 KiB O_DIRECT reads of the device, libaio depth 4) on 'wb' (memory_backed null_blk, 1 ms, depth 2, default nr_requests)," \
+		"vm.dirty_bytes 16 MiB, dirty_background_bytes 4 MiB; the writer at level 19 and 1 (mainline: ionice -c2 -n0 and -n7, and -c3 where classes" \
+		"count), ${P7_WIN} s window after ${P7_WARM} s; writeback = the device's write sectors, reader = its fio rate over the window"
+	if ! nullb_create wb memory_backed=1 irqmode=2 completion_nsec=1000000 hw_queue_depth=2 size=512; then
+		say "  error: cannot create the null_blk device wb"
+		return 1
+	fi
+	mkdir -p "$P7_MNT"
+	if ! mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0,nodiscard /dev/wb ||
+		! mount /dev/wb "$P7_MNT" ||
+		! dd if=/dev/zero of="$P7_MNT/big" bs=1M count=$P7_MB status=none; then
+		say "  error: cannot make the ext4 filesystem and its file on wb"
+		umount "$P7_MNT" 2>/dev/null
+		nullb_remove wb
+		return 1
+	fi
+	sync
+	saved="$(cat $vm/dirty_ratio) $(cat $vm/dirty_background_ratio)"
+	echo $((16 << 20)) >$vm/dirty_bytes
+	echo $((4 << 20)) >$vm/dirty_background_bytes
+	for s in "${SCHEDS[@]}"; do
+		for l in 19 1 0; do
+			# idle for the schedulers that serve the classic classes apart
+			[ $l = 0 ] && case $s in mq-deadline | bfq) ;; *) continue ;; esac
+			note "P7 $s writer at $l"
+			p7_run "$s" $l || rc=1
+		done
+	done
+	# writing the ratios restores them and clears the byte limits
+	set -- $saved
+	echo "$1" >$vm/dirty_ratio
+	echo "$2" >$vm/dirty_background_ratio
+	umount "$P7_MNT"
+	nullb_remove wb
+	an p7 "$WORK" | tee -a "$REPORT"
+	took $t0
+	return $rc
+}
+
+# ---------------------------------------------------------------------------
 say "cfq-prio bench (DESIGN.md section 7): $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ { print int($2 / 1024) " MiB" }' /proc/meminfo), $(date -u '+%Y-%m-%d %H:%M UTC')"
 say "fio: $(fio --version), ioprio_from_nice=$(cat /proc/sys/kernel/ioprio_from_nice)${only:+, only: $only}"
 CPU0=$(cpu_probe)
@@ -991,7 +1136,7 @@ say "schedulers: ${SCHEDS[*]} (default tunables); cfq-prio: $(cd /sys/block/slow
 use slow bfq && say "bfq: $(cd /sys/block/slow/queue/iosched && for t in slice_idle low_latency; do printf '%s=%s ' "$t" "$(cat "$t")"; done)"
 say "devices: fast (null_blk irqmode=1, depth 64, nr_requests $(cat /sys/block/fast/queue/nr_requests)); slow (irqmode=2, 1 ms, depth 2, nr_requests $SLOW_NR_REQUESTS unless a section says otherwise, none: 2); deep (irqmode=2, 1 ms, depth 32, nr_requests $(cat /sys/block/deep/queue/nr_requests))"
 
-for p in p1 p2 p3 p4 p5 p6; do
+for p in p1 p2 p3 p4 p5 p6 p7; do
 	P=${p^^}
 	wanted "$P" || continue
 	note "$P starts"
