@@ -130,8 +130,8 @@ def demo(d):
 
 # --- bench --------------------------------------------------------------------
 def goal_lines(goal):
-    """[(value, label)] from '<=0.001', '>=0.90' or '9.00..11.00'"""
-    m = re.match(r'^(<=|>=)([0-9.]+)$', goal)
+    """[(value, label)] from '<=0.001', '>=0.90', '>1.00' or '9.00..11.00'"""
+    m = re.match(r'^(<=|>=|<|>)([0-9.]+)$', goal)
     if m:
         return [(float(m.group(2)), 'goal ' + goal)]
     m = re.match(r'^([0-9.]+)\.\.([0-9.]+)$', goal)
