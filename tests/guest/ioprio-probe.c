@@ -6,9 +6,20 @@
  *   ioprio-probe set process|pgrp|user WHO VALUE   -> ok | EPERM | ...
  *   ioprio-probe get process|pgrp|user WHO         -> 0xVALUE | ESRCH | ...
  *   ioprio-probe uring VALUE PATH                  -> ok | EPERM | ...
+ *   ioprio-probe aio VALUE PATH [OFFSET]           one 4 KiB O_DIRECT read through
+ *                                                  io_submit with IOCB_FLAG_IOPRIO
+ *                                                  and aio_reqprio VALUE
+ *                                                  -> ok | EPERM | EINVAL | ...
+ *   ioprio-probe aio-pairs PATH VALUE_A VALUE_B N  N pairs of adjacent 4 KiB
+ *                                                  O_DIRECT reads in one
+ *                                                  io_submit: at k MiB with
+ *                                                  VALUE_A, at k MiB + 4 KiB
+ *                                                  with VALUE_B -> ok | ...
  *   ioprio-probe inherit                           -> self, child, grandchild, thread
- *   ioprio-probe read PATH [VALUE]                 one 4 KiB O_DIRECT read, at
- *                                                  priority VALUE if given
+ *   ioprio-probe read PATH [VALUE [OFFSET]]        one 4 KiB O_DIRECT read, at
+ *                                                  priority VALUE if given ("-":
+ *                                                  as it is), at byte OFFSET
+ *                                                  (default 0)
  *   ioprio-probe as UID GID [sys_nice] -- PROG ARG...
  *                                                  run PROG as UID:GID with
  *                                                  no capability, or with
@@ -18,6 +29,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/aio_abi.h>
 #include <linux/capability.h>
 #include <linux/ioprio.h>
 #include <liburing.h>
@@ -106,6 +118,82 @@ static int do_uring(int value, const char *path)
 	return result(ret, -ret);
 }
 
+/*
+ * Reads of 4 KiB with O_DIRECT through the raw aio system calls, all in one
+ * io_submit (which plugs the queue for more than two), each with
+ * IOCB_FLAG_IOPRIO and its own aio_reqprio; prints ok or the errno of the
+ * submission or of the first read that failed.
+ */
+static int do_aio(const char *path, int n, const int *values, const long long *offsets)
+{
+	aio_context_t ctx = 0;
+	struct iocb cbs[64], *list[64];
+	struct io_event events[64];
+	char *buf;
+	int fd, i, done = 0;
+	long ret;
+
+	if (n > 64)
+		usage();
+	fd = open(path, O_RDONLY | O_DIRECT);
+	if (fd < 0 || posix_memalign((void **)&buf, 4096, 4096 * n) ||
+	    syscall(SYS_io_setup, n, &ctx) < 0) {
+		perror("ioprio-probe: aio setup");
+		return 2;
+	}
+	memset(cbs, 0, sizeof(cbs));
+	for (i = 0; i < n; i++) {
+		cbs[i].aio_lio_opcode = IOCB_CMD_PREAD;
+		cbs[i].aio_fildes = fd;
+		cbs[i].aio_buf = (unsigned long)(buf + 4096 * i);
+		cbs[i].aio_nbytes = 4096;
+		cbs[i].aio_offset = offsets[i];
+		cbs[i].aio_flags = IOCB_FLAG_IOPRIO;
+		/* aio_reqprio is signed: the level class (0x8000) is negative. */
+		cbs[i].aio_reqprio = (__s16)values[i];
+		list[i] = &cbs[i];
+	}
+	ret = syscall(SYS_io_submit, ctx, n, list);
+	if (ret < 0)
+		return result(-1, errno);
+	if (ret != n) {
+		printf("submitted %ld of %d\n", ret, n);
+		return 1;
+	}
+	while (done < n) {
+		ret = syscall(SYS_io_getevents, ctx, 1, n - done, events, NULL);
+		if (ret < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("ioprio-probe: io_getevents");
+			return 2;
+		}
+		for (i = 0; i < ret; i++)
+			if (events[i].res < 0)
+				return result(-1, -events[i].res);
+		done += ret;
+	}
+	syscall(SYS_io_destroy, ctx);
+	return result(0, 0);
+}
+
+static int do_aio_pairs(const char *path, int a, int b, int pairs)
+{
+	int values[64];
+	long long offsets[64];
+	int k;
+
+	if (pairs < 1 || pairs > 32)
+		usage();
+	for (k = 0; k < pairs; k++) {
+		values[2 * k] = a;
+		offsets[2 * k] = (long long)k << 20;
+		values[2 * k + 1] = b;
+		offsets[2 * k + 1] = ((long long)k << 20) + 4096;
+	}
+	return do_aio(path, 2 * pairs, values, offsets);
+}
+
 static void *thread_get(void *arg)
 {
 	*(int *)arg = ioprio_get(IOPRIO_WHO_PROCESS, 0);
@@ -151,16 +239,18 @@ static int do_inherit(void)
 	return 0;
 }
 
-static int do_read(const char *path, const char *value)
+static int do_read(const char *path, const char *value, const char *offset)
 {
+	off_t off = offset ? number(offset) : 0;
 	void *buf;
 	int fd;
 
-	if (value && ioprio_set(IOPRIO_WHO_PROCESS, 0, number(value)) < 0)
+	if (value && strcmp(value, "-") &&
+	    ioprio_set(IOPRIO_WHO_PROCESS, 0, number(value)) < 0)
 		return result(-1, errno);
 	fd = open(path, O_RDONLY | O_DIRECT);
 	if (fd < 0 || posix_memalign(&buf, 4096, 4096) ||
-	    pread(fd, buf, 4096, 0) != 4096) {
+	    pread(fd, buf, 4096, off) != 4096) {
 		perror("ioprio-probe: read");
 		return 1;
 	}
@@ -221,8 +311,18 @@ int main(int argc, char **argv)
 		return do_uring(number(argv[2]), argv[3]);
 	if (!strcmp(argv[1], "inherit") && argc == 2)
 		return do_inherit();
-	if (!strcmp(argv[1], "read") && (argc == 3 || argc == 4))
-		return do_read(argv[2], argc == 4 ? argv[3] : NULL);
+	if (!strcmp(argv[1], "aio") && (argc == 4 || argc == 5)) {
+		int value = number(argv[2]);
+		long long offset = argc == 5 ? number(argv[4]) : 0;
+
+		return do_aio(argv[3], 1, &value, &offset);
+	}
+	if (!strcmp(argv[1], "aio-pairs") && argc == 6)
+		return do_aio_pairs(argv[2], number(argv[3]), number(argv[4]),
+				    number(argv[5]));
+	if (!strcmp(argv[1], "read") && argc >= 3 && argc <= 5)
+		return do_read(argv[2], argc >= 4 ? argv[3] : NULL,
+			       argc == 5 ? argv[4] : NULL);
 	if (!strcmp(argv[1], "as") && argc >= 5)
 		return do_as(argc - 2, argv + 2);
 	usage();
