@@ -259,8 +259,14 @@ chrt -f -p 10 "$pid"
 shows "SCHED_FIFO: level 20" "$pid" "level 20 (from SCHED_FIFO)"
 chrt -r -p 10 "$pid"
 shows "SCHED_RR: level 20" "$pid" "level 20 (from SCHED_RR)"
+# ioprio_from_nice=0 removes the coupling to nice, not the CPU policy's
+# level (DESIGN.md 3.3; before issue 12 this was "level 10 (default)").
 echo 0 >"$sysctl"
-shows "ioprio_from_nice=0: SCHED_RR too is level 10 (default)" "$pid" "level 10 (default)"
+shows "ioprio_from_nice=0: SCHED_RR is still level 20" "$pid" "level 20 (from SCHED_RR)"
+chrt -i -p 0 "$pid"
+shows "ioprio_from_nice=0: SCHED_IDLE is still level 0" "$pid" "level 0 (from SCHED_IDLE)"
+chrt -b -p 0 "$pid"
+shows "ioprio_from_nice=0: SCHED_BATCH at nice -5 is level 10 (default)" "$pid" "level 10 (default)"
 echo 1 >"$sysctl"
 chrt -b -p 0 "$pid"
 shows "SCHED_BATCH: from nice" "$pid" "level 12 (from nice -5)"
@@ -346,14 +352,52 @@ refused "another user's process group: permission denied" 1 \
 all_show "... and it keeps its level" "level 6" $root_members
 
 # --- documentation -----------------------------------------------------------
-check "ioprio --help" "$IOPRIO" --help
+# has DESCRIPTION TEXT PHRASE...: TEXT (whitespace runs made one space)
+# contains every PHRASE.
+has() {
+	local desc=$1 text missing=() p
+	text=$(tr -s ' \t\n' '   ' <<<"$2")
+	shift 2
+	for p in "$@"; do
+		[[ $text == *"$p"* ]] || missing+=("missing: $p")
+	done
+	if [ ${#missing[@]} -eq 0 ]; then
+		pass "$desc"
+	else
+		fail "$desc" "${missing[@]}" "text: ${text:0:300}"
+	fi
+}
+out=$("$IOPRIO" --help 2>/dev/null)
+expect_eq "ioprio --help exits 0" 0 $?
+has "ioprio --help names every option and the levels" "$out" \
+	"Usage:" "-n, --level <level>" "0..20, idle (0), normal (10) or rt (20)" "-r, --reset" \
+	"-p, --pid <pid>..." "-g, --pgrp <pgrp>..." "-u, --user <user>..." "-t, --ignore" \
+	"-h, --help" "-V, --version" "needs CAP_SYS_ADMIN or CAP_SYS_NICE" \
+	"has 10 (0 under SCHED_IDLE, 20 under a real-time policy)" "/proc/sys/kernel/ioprio_from_nice"
 check "man -w ioprio finds the page" man -w ioprio
-page=$(MANPAGER=cat MANWIDTH=80 man ioprio 2>/dev/null)
-if grep -q '^EXIT STATUS' <<<"$page" && grep -q 'ioprio_from_nice' <<<"$page"; then
-	pass "man ioprio shows the page"
-else
-	fail "man ioprio shows the page" "$(head -n 5 <<<"$page")"
-fi
-check "bash completion for ioprio is installed" \
-	bash -c '. /usr/share/bash-completion/completions/ioprio && complete -p ioprio'
+page=$(LC_ALL=C MANWIDTH=1000 man -P cat ioprio 2>/dev/null)
+# The options section: from OPTIONS to the next heading.
+opts=$(sed -n '/^OPTIONS/,/^[A-Z]/p' <<<"$page")
+has "man ioprio: OPTIONS describes -n, --level" "$opts" \
+	"-n, --level level The level to set: a number from 0 to 20" "-r, --reset" "-t, --ignore"
+has "man ioprio: ioprio_from_nice=0 keeps the CPU policy's level" "$page" \
+	"When it is 0 the level is 10 whatever the nice value, and the policy still counts: SCHED_IDLE is level 0 and the real-time policies level 20" \
+	"EXIT STATUS"
+# complete WORD...: the candidates ioprio's bash completion offers for the
+# last WORD (possibly empty) of the command line "ioprio WORD...".
+complete_ioprio() {
+	bash -c '. /usr/share/bash-completion/completions/ioprio || exit
+		f=$(complete -p ioprio | sed -n "s/.* -F \([^ ]*\) .*/\1/p")
+		COMP_WORDS=(ioprio "$@"); COMP_CWORD=$#
+		"$f"; echo "${COMPREPLY[*]}"' complete "$@" 2>&1
+}
+expect_eq "bash completion: ioprio -n offers the levels" \
+	"idle normal rt none $(echo {0..20})" "$(complete_ioprio -n "")"
+expect_eq "bash completion: ioprio --level 1 offers 1 and 10..19" \
+	"$(echo 1 {10..19})" "$(complete_ioprio --level 1)"
+expect_eq "bash completion: ioprio --l offers --level" "--level" "$(complete_ioprio --l)"
+expect_eq "bash completion: ioprio - offers every long option" \
+	"--level --reset --pid --pgrp --user --ignore --help --version" "$(complete_ioprio -)"
+expect_eq "bash completion: ioprio -n 5 -u offers user names" "$user" \
+	"$(complete_ioprio -n 5 -u "$user")"
 done_testing

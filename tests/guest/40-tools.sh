@@ -357,6 +357,12 @@ for n in -10 0 19; do
 	got+="nice $n: $(psio "$p") $(short "$(io "$p")")|"
 done
 expect_eq "ps -o ioprio: ioprio_from_nice=0 gives ~10 at every nice value" "$want" "$got"
+# ... but keeps the CPU policy's level (DESIGN.md 3.3; before issue 12, ~10).
+chrt -f -p 10 "$p"
+agrees "ps -o ioprio: ioprio_from_nice=0, SCHED_FIFO is ~20" "~20" "$p"
+chrt -i -p 0 "$p"
+agrees "ps -o ioprio: ioprio_from_nice=0, SCHED_IDLE is ~0" "~0" "$p"
+chrt -o -p 0 "$p"
 echo 1 >"$sysctl"
 renice -n 0 -p "$p" >/dev/null
 chrt -i -p 0 "$p"
@@ -413,12 +419,32 @@ expect_eq "ps -o pid,ioprio,ni,cmd: the header" "PID IOPRIO NI CMD" \
 	"$(ps -o pid,ioprio,ni,cmd -p $$ | head -1 | tr -s ' ' | sed 's/^ //')"
 
 # --- documentation ---------------------------------------------------------------
-page() { MANPAGER=cat MANWIDTH=100 man "$@" 2>/dev/null; }
-grep -q -- '--io=LEVEL' <<<"$(page nice)" && pass "man nice documents --io" || fail "man nice documents --io"
-grep -q -- '--io level' <<<"$(page renice)" && pass "man renice documents --io" || fail "man renice documents --io"
-grep -q 'IOPRIO' <<<"$(page ps)" && pass "man ps documents ioprio" || fail "man ps documents ioprio"
-grep -q 'Level' <<<"$(page ionice)" && pass "man ionice documents the level class" ||
-	fail "man ionice documents the level class"
+# The rendered pages, whitespace runs made one space: each describes its
+# option, not merely names it.
+page() { LC_ALL=C MANWIDTH=1000 man -P cat "$@" 2>/dev/null | tr -s ' \t\n' '   '; }
+# documents DESCRIPTION PAGE PHRASE...: the page contains every PHRASE.
+documents() {
+	local desc=$1 text missing=() p
+	text=$(page "$2")
+	shift 2
+	for p in "$@"; do
+		[[ $text == *"$p"* ]] || missing+=("missing: $p")
+	done
+	if [ ${#missing[@]} -eq 0 ]; then
+		pass "$desc"
+	else
+		fail "$desc" "${missing[@]}" "page: ${text:0:200}"
+	fi
+}
+documents "man nice describes --io=LEVEL" nice \
+	"--io=LEVEL run COMMAND at I/O priority LEVEL: 0 to 20, or idle (0), normal (10) or rt (20)"
+documents "man renice describes --io level" renice \
+	"--io level Specify the I/O priority level: a number from 0 to 20" \
+	"level 20 (real time) is served first and needs the CAP_SYS_ADMIN or CAP_SYS_NICE capability"
+documents "man ps describes the ioprio format specifier" ps \
+	"ioprio IOPRIO I/O priority of the process" "marked with a tilde, such as \"~12\""
+documents "man ionice describes the level class" ionice \
+	"Level The class data is a level from 0 to 20" "4 for level"
 if [ -f /usr/share/info/coreutils.info.gz ]; then
 	zcat /usr/share/info/coreutils.info.gz | grep -q -e '--io=LEVEL' && pass "info coreutils documents nice --io" ||
 		fail "info coreutils documents nice --io"
