@@ -47,5 +47,21 @@ expect_eq() {
 	fi
 }
 
+# expect_contains DESCRIPTION TEXT PHRASE...: TEXT, with whitespace runs made
+# one space, contains every PHRASE.
+expect_contains() {
+	local desc=$1 text missing=() p
+	text=$(tr -s ' \t\n' '   ' <<<"$2")
+	shift 2
+	for p in "$@"; do
+		[[ $text == *"$p"* ]] || missing+=("missing: $p")
+	done
+	if [ ${#missing[@]} -eq 0 ]; then
+		pass "$desc"
+	else
+		fail "$desc" "${missing[@]}" "text: ${text:0:300}"
+	fi
+}
+
 # Exit with the status a runner expects: 0 if no check failed.
 done_testing() { exit $((T_FAILED > 0)); }

@@ -352,24 +352,9 @@ refused "another user's process group: permission denied" 1 \
 all_show "... and it keeps its level" "level 6" $root_members
 
 # --- documentation -----------------------------------------------------------
-# has DESCRIPTION TEXT PHRASE...: TEXT (whitespace runs made one space)
-# contains every PHRASE.
-has() {
-	local desc=$1 text missing=() p
-	text=$(tr -s ' \t\n' '   ' <<<"$2")
-	shift 2
-	for p in "$@"; do
-		[[ $text == *"$p"* ]] || missing+=("missing: $p")
-	done
-	if [ ${#missing[@]} -eq 0 ]; then
-		pass "$desc"
-	else
-		fail "$desc" "${missing[@]}" "text: ${text:0:300}"
-	fi
-}
 out=$("$IOPRIO" --help 2>/dev/null)
 expect_eq "ioprio --help exits 0" 0 $?
-has "ioprio --help names every option and the levels" "$out" \
+expect_contains "ioprio --help names every option and the levels" "$out" \
 	"Usage:" "-n, --level <level>" "0..20, idle (0), normal (10) or rt (20)" "-r, --reset" \
 	"-p, --pid <pid>..." "-g, --pgrp <pgrp>..." "-u, --user <user>..." "-t, --ignore" \
 	"-h, --help" "-V, --version" "needs CAP_SYS_ADMIN or CAP_SYS_NICE" \
@@ -378,9 +363,9 @@ check "man -w ioprio finds the page" man -w ioprio
 page=$(LC_ALL=C MANWIDTH=1000 man -P cat ioprio 2>/dev/null)
 # The options section: from OPTIONS to the next heading.
 opts=$(sed -n '/^OPTIONS/,/^[A-Z]/p' <<<"$page")
-has "man ioprio: OPTIONS describes -n, --level" "$opts" \
+expect_contains "man ioprio: OPTIONS describes -n, --level" "$opts" \
 	"-n, --level level The level to set: a number from 0 to 20" "-r, --reset" "-t, --ignore"
-has "man ioprio: ioprio_from_nice=0 keeps the CPU policy's level" "$page" \
+expect_contains "man ioprio: ioprio_from_nice=0 keeps the CPU policy's level" "$page" \
 	"When it is 0 the level is 10 whatever the nice value, and the policy still counts: SCHED_IDLE is level 0 and the real-time policies level 20" \
 	"EXIT STATUS"
 # complete WORD...: the candidates ioprio's bash completion offers for the

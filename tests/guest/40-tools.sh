@@ -423,19 +423,7 @@ expect_eq "ps -o pid,ioprio,ni,cmd: the header" "PID IOPRIO NI CMD" \
 # option, not merely names it.
 page() { LC_ALL=C MANWIDTH=1000 man -P cat "$@" 2>/dev/null | tr -s ' \t\n' '   '; }
 # documents DESCRIPTION PAGE PHRASE...: the page contains every PHRASE.
-documents() {
-	local desc=$1 text missing=() p
-	text=$(page "$2")
-	shift 2
-	for p in "$@"; do
-		[[ $text == *"$p"* ]] || missing+=("missing: $p")
-	done
-	if [ ${#missing[@]} -eq 0 ]; then
-		pass "$desc"
-	else
-		fail "$desc" "${missing[@]}" "page: ${text:0:200}"
-	fi
-}
+documents() { expect_contains "$1" "$(page "$2")" "${@:3}"; }
 documents "man nice describes --io=LEVEL" nice \
 	"--io=LEVEL run COMMAND at I/O priority LEVEL: 0 to 20, or idle (0), normal (10) or rt (20)"
 documents "man renice describes --io level" renice \
