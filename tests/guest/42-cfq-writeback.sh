@@ -173,6 +173,21 @@ trace_of() {
 	TRACEFS=$tmp/t file_lines "$tmp/ext" | head -12
 }
 
+# issued_as DESCRIPTION PRIO COMM NAME SECTORS PRIOS COMMS: all of the
+# file's sectors were issued, with priority PRIO only, inserted by COMM only
+# (SECTORS PRIOS COMMS as file_reqs gives them); a failure shows the trace
+# kept as $tmp/trace.NAME.
+issued_as() {
+	local desc=$1 prio=$2 comm=$3 name=$4
+	shift 4
+	if [ "$1" -ge $SECTORS ] && only "$2" "$prio" && only "$3" "$comm"; then
+		pass "$desc ($1 sectors issued; issued $2; inserted by $3)"
+	else
+		fail "$desc" "file's sectors issued: $1 of $SECTORS; issued with: $2; inserted by: $3" \
+			"$(trace_of "$name")"
+	fi
+}
+
 # queues_at LEVEL: the thread groups with a queue at LEVEL in the queues
 # seen, each "TGID:MOST" with the most requests it had queued at once.
 queues_at() {
@@ -207,39 +222,21 @@ trace_start $dev block_rq_insert block_rq_issue
 # level,0,10.
 echo 1 >$WB
 flushed 1 "$mnt/F"
-set -- $got
-if [ "$1" -ge $SECTORS ] && only "$2" level,0,1 &&
-	only "$3" kworker; then
-	pass "the flusher writes back a level-1 dd's file at level 1 ($1 sectors issued; issued $2; inserted by $3)"
-else
-	fail "the flusher writes back a level-1 dd's file at level 1" \
-		"file's sectors issued: $1 of $SECTORS; issued with: $2; inserted by: $3" "$(trace_of 1)"
-fi
+issued_as "the flusher writes back a level-1 dd's file at level 1" \
+	level,0,1 kworker 1 $got
 
 # --- (a) the same at level 19.  Old: level,0,10.
 flushed 19 "$mnt/F"
-set -- $got
-if [ "$1" -ge $SECTORS ] && only "$2" level,0,19 &&
-	only "$3" kworker; then
-	pass "the flusher writes back a level-19 dd's file at level 19 ($1 sectors issued; issued $2; inserted by $3)"
-else
-	fail "the flusher writes back a level-19 dd's file at level 19" \
-		"file's sectors issued: $1 of $SECTORS; issued with: $2; inserted by: $3" "$(trace_of 19)"
-fi
+issued_as "the flusher writes back a level-19 dd's file at level 19" \
+	level,0,19 kworker 19 $got
 
 # --- (e) kernel.ioprio_writeback=0: the flusher's own level (10),
 # whatever the writer's level: the behaviour of the old kernel.
 echo 0 >$WB
 for l in 1 19; do
 	flushed $l "$mnt/F"
-	set -- $got
-	if [ "$1" -ge $SECTORS ] && only "$2" level,0,10 &&
-		only "$3" kworker; then
-		pass "with ioprio_writeback 0 the flusher writes a level-$l dd's file at its own level 10 ($1 sectors issued; issued $2; inserted by $3)"
-	else
-		fail "with ioprio_writeback 0 the flusher writes a level-$l dd's file at its own level 10" \
-			"file's sectors issued: $1 of $SECTORS; issued with: $2; inserted by: $3" "$(trace_of $l)"
-	fi
+	issued_as "with ioprio_writeback 0 the flusher writes a level-$l dd's file at its own level 10" \
+		level,0,10 kworker $l $got
 done
 
 # --- (b) queued per owner: while the flusher writes back a level-1 dd's
@@ -293,15 +290,10 @@ echo >$TRACEFS/trace
 ioprio -n 15 -- dd if=/dev/zero of="$mnt/G" bs=1M count=$MB conv=fsync status=none
 extents "$mnt/G" >"$tmp/ext"
 sleep 0.2
-set -- $(file_reqs "$tmp/ext")
+got=$(file_reqs "$tmp/ext")
 cp $TRACEFS/trace "$tmp/trace.15"
-if [ "$1" -ge $SECTORS ] && only "$2" level,0,15 &&
-	only "$3" dd; then
-	pass "dd conv=fsync at level 15 writes its data at level 15 itself ($1 sectors issued; issued $2; inserted by $3)"
-else
-	fail "dd conv=fsync at level 15 writes its data at level 15 itself" \
-		"file's sectors issued: $1 of $SECTORS; issued with: $2; inserted by: $3" "$(trace_of 15)"
-fi
+issued_as "dd conv=fsync at level 15 writes its data at level 15 itself" \
+	level,0,15 dd 15 $got
 
 # fsync at level 5 of a file that a level-19 writer dirtied: the fsync's
 # level, not the recorded one.  Old: the same (regression check).
@@ -310,15 +302,10 @@ extents "$mnt/F" >"$tmp/ext"
 echo >$TRACEFS/trace
 ioprio -n 5 -- sync "$mnt/F"
 sleep 0.2
-set -- $(file_reqs "$tmp/ext")
+got=$(file_reqs "$tmp/ext")
 cp $TRACEFS/trace "$tmp/trace.5"
-if [ "$1" -ge $SECTORS ] && only "$2" level,0,5 &&
-	only "$3" sync; then
-	pass "fsync (sync FILE) at level 5 of a file a level-19 writer dirtied writes it at level 5 itself ($1 sectors issued; issued $2; inserted by $3)"
-else
-	fail "fsync (sync FILE) at level 5 of a file a level-19 writer dirtied writes it at level 5 itself" \
-		"file's sectors issued: $1 of $SECTORS; issued with: $2; inserted by: $3" "$(trace_of 5)"
-fi
+issued_as "fsync (sync FILE) at level 5 of a file a level-19 writer dirtied writes it at level 5 itself" \
+	level,0,5 sync 5 $got
 
 # sync(2) from a level-10 shell: the flusher writes a level-19 writer's
 # file at 19, above its own level.  Old: level,0,10.
@@ -327,15 +314,10 @@ extents "$mnt/H" >"$tmp/ext"
 echo >$TRACEFS/trace
 sync
 sleep 0.2
-set -- $(file_reqs "$tmp/ext")
+got=$(file_reqs "$tmp/ext")
 cp $TRACEFS/trace "$tmp/trace.sync"
-if [ "$1" -ge $SECTORS ] && only "$2" level,0,19 &&
-	only "$3" kworker; then
-	pass "sync(2) has the flusher write a level-19 writer's file at level 19 ($1 sectors issued; issued $2; inserted by $3)"
-else
-	fail "sync(2) has the flusher write a level-19 writer's file at level 19" \
-		"file's sectors issued: $1 of $SECTORS; issued with: $2; inserted by: $3" "$(trace_of sync)"
-fi
+issued_as "sync(2) has the flusher write a level-19 writer's file at level 19" \
+	level,0,19 kworker sync $got
 trace_stop
 
 # --- (d) nothing lost: fio's buffered random writes at level 1 (paced, so
