@@ -256,7 +256,7 @@ for on in 1 0; do
 	mine=$(queues_of $ddpid) l1=$(queues_at 1) l10=$(queues_at 10)
 	kq=
 	for q in $l10; do
-		case $(cat /proc/${q%%:*}/comm 2>/dev/null) in kworker/*) [ "${q#*:}" -gt 0 ] && kq="$kq$q " ;; esac
+		case $(cat /proc/${q%%:*}/comm 2>/dev/null) in kworker/*) kq="$kq$q " ;; esac
 	done
 	got="file's sectors issued $1 of $SECTORS with $2, inserted by $3; dd pid $ddpid has queues at levels: ${mine:-none};
 queues (tgid:most queued) at level 1: ${l1:-none}; at level 10: ${l10:-none}"
