@@ -75,6 +75,8 @@ wanted() { [ -z "$only" ] || grep -qE "$only" <<<"$1"; }
 cat >"$WORK/an.py" <<'PYEOF'
 import glob, json, math, os, statistics, sys
 
+CLK_TCK = os.sysconf('SC_CLK_TCK')
+
 def fio(path):
     with open(path) as f:
         t = f.read()
@@ -171,27 +173,42 @@ def runs(top, prefix):
 
 # -- P1 ----------------------------------------------------------------------
 def p1(path, scheds):
-    """lines: round scheduler ios t0 t1"""
-    rounds = {}
+    """lines: run round scheduler ios t0 t1 cpu-ticks ipis"""
+    rounds, cpu, ipi, run_of = {}, {}, {}, {}
     for line in open(path):
         w = line.split()
-        if len(w) == 5 and float(w[4]) > float(w[3]):
-            rounds.setdefault(int(w[0]), {})[w[1]] = int(w[2]) / (float(w[4]) - float(w[3]))
+        if len(w) == 8 and float(w[5]) > float(w[4]):
+            k = (int(w[0]), int(w[1]))
+            run_of[k] = int(w[0])
+            rounds.setdefault(k, {})[w[2]] = int(w[3]) / (float(w[5]) - float(w[4]))
+            if int(w[3]):
+                # USER_HZ ticks of all CPUs: microseconds of CPU per I/O
+                cpu.setdefault(w[2], []).append(int(w[6]) * 1e6 / CLK_TCK / int(w[3]))
+                ipi.setdefault(w[2], []).append(int(w[7]) / int(w[3]))
     iops = {s: [rd_[s] for rd_ in rounds.values() if s in rd_] for s in scheds}
     med = {s: statistics.median(v) for s, v in iops.items() if v}
-    def ratios(a, b):
-        return sorted(r[a] / r[b] for r in rounds.values() if r.get(a) and r.get(b))
-    print('  %-12s %9s %9s %9s  %s' % ('scheduler', 'median', 'min', 'max', 'x none per round: median (quartiles)'))
+    def ratios(a, b, run=None):
+        return sorted(r[a] / r[b] for k, r in rounds.items()
+                      if r.get(a) and r.get(b) and run in (None, run_of[k]))
+    print('  %-12s %9s %9s %9s %10s %9s  %s' % ('scheduler', 'median', 'min', 'max', 'CPU us/I/O',
+                                                'IPIs/I/O', 'x none per round: median (quartiles)'))
     for s in scheds:
         if s not in med:
             print('  %-12s (not measured)' % s)
             continue
         x = ratios(s, 'none')
         q = '%.2f (%.2f..%.2f)' % (statistics.median(x), pct(x, 25), pct(x, 75)) if x else '-'
-        print('  %-12s %9.0f %9.0f %9.0f  %s' % (s, med[s], min(iops[s]), max(iops[s]), q))
-    def r(o, s='cfq-prio'):
-        x = ratios(s, o)
+        c = '%.1f' % statistics.median(cpu[s]) if cpu.get(s) else '-'
+        i = '%.3f' % statistics.median(ipi[s]) if ipi.get(s) else '-'
+        print('  %-12s %9.0f %9.0f %9.0f %10s %9s  %s' % (s, med[s], min(iops[s]), max(iops[s]), c, i, q))
+    def r(o, s='cfq-prio', run=None):
+        x = ratios(s, o, run)
         return statistics.median(x) if x else None
+    runs = sorted(set(run_of.values()))
+    for o in ('none', 'mq-deadline', 'bfq'):
+        print('  cfq-prio / %-11s %s; both runs %s' % (
+            o, ', '.join('run %d %s' % (n, f(r(o, run=n), '%.2f')) for n in runs),
+            f(r(o), '%.2f')))
     for o in ('none', 'mq-deadline', 'bfq'):
         for s in scheds:
             val('P1 cfq-prio/%s' % o, s, r(o, s))
@@ -692,37 +709,53 @@ took() { # START
 # switched under it (S12) in rounds: every round gives each scheduler a
 # P1_WIN s window after P1_WARM s, in an order reversed every other round,
 # and the ratios are taken within a round, then their median over the rounds.
-P1_ROUNDS=12 P1_WARM=0.5 P1_WIN=1
+P1_ROUNDS=12 P1_WARM=0.5 P1_WIN=1 P1_RUNS=2
+# cpu_ticks: USER_HZ ticks all CPUs spent busy (not idle or waiting) so far
+cpu_ticks() {
+	local cpu user nice sys idle iowait irq softirq steal rest
+	read -r cpu user nice sys idle iowait irq softirq steal rest </proc/stat
+	echo $((user + nice + sys + irq + softirq + steal))
+}
+# ipis: function call interrupts (remote completions) of all CPUs so far
+ipis() {
+	awk '$1 == "CAL:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i } END { print n + 0 }' /proc/interrupts
+}
 p1() {
-	local r s st a ta order fpid t0=$(date +%s)
+	local n r s st a ta c i order fpid t0=$(date +%s)
 	DEV=fast
-	section "P1 cost: 4 KiB random reads on null_blk 'fast', io_uring, 2 jobs x depth 32, one fio run; the scheduler switched under it in" \
-		"$P1_ROUNDS rounds, each scheduler ${P1_WIN} s per round after ${P1_WARM} s (order reversed every other round); read I/Os from the device's stat"
-	use $DEV none
-	fio --name=p1 --filename=/dev/$DEV --direct=1 --ioengine=io_uring --iodepth=32 \
-		--numjobs=2 --rw=randread --bs=4k --norandommap --randrepeat=0 \
-		--time_based --runtime=600 --group_reporting \
-		--output-format=json --output="$RAW/p1.json" >/dev/null 2>&1 &
-	fpid=$!
-	bsleep 2
+	section "P1 cost: 4 KiB random reads on null_blk 'fast', io_uring, 2 jobs x depth 32; $P1_RUNS fio runs, in each the scheduler switched under it in" \
+		"$P1_ROUNDS rounds, each scheduler ${P1_WIN} s per round after ${P1_WARM} s (order reversed every other round); read I/Os from the device's stat, CPU time from /proc/stat, IPIs (function call interrupts: completions sent back to the submitting CPU) from /proc/interrupts"
+	# Instructions and cycles per I/O need a PMU, which an emulated CPU lacks.
+	if perf stat -x, -e instructions -- true 2>&1 | grep -q 'not supported'; then
+		say "  instructions and cycles per I/O: not counted, this CPU has no PMU (QEMU TCG): CPU time per I/O instead"
+	fi
 	: >"$RAW/p1-samples"
-	for ((r = 1; r <= P1_ROUNDS; r++)); do
-		order=("${SCHEDS[@]}")
-		((r % 2)) || mapfile -t order < <(printf '%s\n' "${SCHEDS[@]}" | tac)
-		for s in "${order[@]}"; do
-			use $DEV "$s" || continue
-			bsleep $P1_WARM
-			read -r st <"/sys/block/$DEV/stat"
-			a=${st%% *} ta=$EPOCHREALTIME
-			bsleep $P1_WIN
-			read -r st <"/sys/block/$DEV/stat"
-			echo "$r $s $((${st%% *} - a)) $ta $EPOCHREALTIME" >>"$RAW/p1-samples"
+	for ((n = 1; n <= P1_RUNS; n++)); do
+		use $DEV none
+		fio --name=p1 --filename=/dev/$DEV --direct=1 --ioengine=io_uring --iodepth=32 \
+			--numjobs=2 --rw=randread --bs=4k --norandommap --randrepeat=0 \
+			--time_based --runtime=600 --group_reporting \
+			--output-format=json --output="$RAW/p1-$n.json" >/dev/null 2>&1 &
+		fpid=$!
+		bsleep 2
+		for ((r = 1; r <= P1_ROUNDS; r++)); do
+			order=("${SCHEDS[@]}")
+			((r % 2)) || mapfile -t order < <(printf '%s\n' "${SCHEDS[@]}" | tac)
+			for s in "${order[@]}"; do
+				use $DEV "$s" || continue
+				bsleep $P1_WARM
+				read -r st <"/sys/block/$DEV/stat"
+				a=${st%% *} ta=$EPOCHREALTIME c=$(cpu_ticks) i=$(ipis)
+				bsleep $P1_WIN
+				read -r st <"/sys/block/$DEV/stat"
+				echo "$n $r $s $((${st%% *} - a)) $ta $EPOCHREALTIME $(($(cpu_ticks) - c)) $(($(ipis) - i))" >>"$RAW/p1-samples"
+			done
+			note "P1 run $n round $r done"
 		done
-		note "P1 round $r done"
+		kill -0 $fpid 2>/dev/null || note "fio stopped before the end of P1 run $n"
+		kill -INT $fpid 2>/dev/null
+		wait $fpid
 	done
-	kill -0 $fpid 2>/dev/null || note "fio stopped before the end of P1"
-	kill -INT $fpid 2>/dev/null
-	wait $fpid
 	an p1 "$RAW/p1-samples" "${SCHEDS[@]}" | tee -a "$REPORT"
 	took $t0
 }

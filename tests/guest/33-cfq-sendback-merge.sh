@@ -2,7 +2,9 @@
 # listed requests of other levels back to their queues, and non-idle arrivals
 # send listed idle requests back; both are counted (sent_back) and every
 # request sent back is served later: nothing is lost (fio verify on a
-# memory-backed null_blk, every inserted request completed).  Sequential small
+# memory-backed null_blk, every inserted request completed).  The list holds
+# requests of levels 1 to 20 only on a rotational disk: on any other a
+# dispatch selects one request and hands it to the driver at once.  Sequential small
 # writes merge (merged counter); writes of two levels to adjacent sectors
 # never merge, where the same writes of one level do.
 . "$CFQ_SRC/tests/lib.sh"
@@ -36,6 +38,8 @@ sendback_run() {
 
 # --- S7: a level-10 writer (verified) and a real time reader that reads
 # every 20 ms: each real time arrival sends back the listed level-10 requests.
+# null_blk does not seek: mark it rotational, so that the list is filled.
+echo 1 >/sys/block/$dev/queue/rotational
 sendback_run 20 20000 10 0 16M
 if [ "$n" -gt 0 ]; then
 	pass "real time arrivals send listed level-10 requests back (sent_back $n)"
@@ -47,6 +51,16 @@ check "the level-10 writer's data reads back intact (fio verify) after $n send-b
 expect_eq "every level-10 and real time request was served (none queued, listed or in flight; inserted = completed)" \
 	"" "$(settled "$s" 10 20)"
 expect_eq "real time requests are never sent back" 0 "$(counter "$s" 20 sent_back)"
+
+# --- S7 on a disk that does not seek: the same writer and reader, and no
+# level-10 request ever waits on the list to be sent back.
+echo 0 >/sys/block/$dev/queue/rotational
+sent=$n
+sendback_run 20 20000 10 16M 16M
+expect_eq "without seeks, a dispatch hands its one request to the driver: nothing to send back (rotational: $sent)" \
+	"0" "$((n - sent))"
+check "the level-10 writer's data reads back intact (fio verify) without seeks" \
+	verified "$tmp/w10"
 
 # --- S7: an idle writer (verified), in rounds of 16 requests that wait on
 # the dispatch list behind a hardware queue of 2, and a level-10 reader that
