@@ -82,8 +82,9 @@ busy_on() {
 # rt_run TAG: a real time psync reader on $dev for 6 s.  In 2 s of it,
 # after its start-up and ramp, the scheduler's counters ($tmp/TAG.a and
 # .b) and the block layer's time for each of its requests, from the bio's
-# arrival (tag allocation included) to its completion, in trace events;
-# prints that time's 99th percentile (us).  fio's json goes to $tmp/TAG.json.
+# arrival (tag allocation included) to its completion, in trace events
+# (kept in $tmp/TAG.trace); prints that time's 99th percentile (us).
+# fio's json goes to $tmp/TAG.json.
 rt_run() {
 	local tag=$1 rt a
 	a=$(levels $dev)
@@ -93,23 +94,44 @@ rt_run() {
 	wait_for 20 dispatched_more "$a" $dev 20
 	sleep 1.5
 	levels $dev >"$tmp/$tag.a"
-	trace_start $dev block_bio_queue block_rq_complete
+	trace_start $dev block_bio_queue block_rq_insert block_rq_issue block_rq_complete
 	sleep 2
 	trace_stop
 	levels $dev >"$tmp/$tag.b"
 	wait $rt
-	trace_lines | awk "$AWK_LEVEL"'
+	trace_lines >"$tmp/$tag.trace"
+	awk "$AWK_LEVEL"'
 		{ for (i = 3; i < NF; i++) if ($(i + 1) == "+") break
 		  s = $i }
 		$2 == "bio_queue" { t[s] = $1; next }
 		$2 == "rq_complete" && lvl($0) == 20 && (s in t) {
-			print int(($1 - t[s]) * 1000000); delete t[s] }' |
+			print int(($1 - t[s]) * 1000000); delete t[s] }' "$tmp/$tag.trace" |
 		sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int(NR * 0.99) + (NR < 100)] : 0 }'
+}
+
+# early TRACE GRACE_MS: "N E R": of the N level-19 requests the driver
+# started in TRACE, the E that S5 forbids, and the real time completions R
+# it holds.  Forbidden: started while the real time reader had a
+# request inserted and not completed, or less than GRACE_MS after its last
+# completion.  The driver starts a request just after the scheduler chose
+# it, so one started within 2 ms of a real time insertion was chosen before
+# it and is not counted.
+early() {
+	awk -v g="$2" "$AWK_LEVEL"'
+		{ ev = $2; lv = lvl($0) }
+		lv == 20 && ev == "rq_insert" { pend++; tin = $1 }
+		lv == 20 && ev == "rq_complete" { if (pend) pend--; done = $1; r++ }
+		lv == 19 && ev == "rq_issue" { n++
+			if (pend ? $1 - tin > 0.002 : done && ($1 - done) * 1000 < g) bad++ }
+		END { print n + 0, bad + 0, r + 0 }' "$1"
 }
 
 # rt_busy NR: a real time psync reader among 8 busy level-19 readers at
 # nr_requests NR.  S5 is judged by what the scheduler decides: in those
-# 2 s level 19 gets (next to) no dispatches, and the block layer's p99 for
+# 2 s level 19 goes out only while the real time reader has nothing in the
+# scheduler or the driver and completed its last request grace_rt_ms ago
+# (under emulation, or a debug kernel, the reader sometimes thinks longer
+# than that, and level 19 rightly goes then), and the block layer's p99 for
 # the real time reader's requests stays within 2 x of its p99 on the idle
 # device (two tries).  fio's own p99 is shown beside it: under emulation it
 # also holds the guest's wake-up of the reader after each completion, which
@@ -117,7 +139,7 @@ rt_run() {
 # the scheduler decides (make bench judges fio's p99, P4, from many more
 # samples).
 rt_busy() {
-	local nr=$1 idle busy d19 d20 info tries='' sched_ok=1 lat_ok=0
+	local nr=$1 idle busy d19 d20 info tries='' sched_ok=1 lat_ok=0 grace e n19 bad rtc
 	echo "$nr" >/sys/block/$dev/queue/nr_requests
 	for _ in 1 2; do
 		idle=$(rt_run rt-idle)
@@ -127,20 +149,20 @@ rt_busy() {
 		wait
 		d19=$(delta "$(cat "$tmp/rt-busy.a")" "$(cat "$tmp/rt-busy.b")" 19 dispatched)
 		d20=$(delta "$(cat "$tmp/rt-busy.a")" "$(cat "$tmp/rt-busy.b")" 20 dispatched)
-		info="block layer p99 $busy us among them, $idle us alone; fio p99 $(p99 "$tmp/rt-busy.json") us among them, $(p99 "$tmp/rt-idle.json") us alone; in 2 s level 20 dispatched $d20, level 19 $d19"
+		grace=$(tunable $dev grace_rt_ms)
+		read -r n19 bad rtc < <(early "$tmp/rt-busy.trace" "$grace")
+		info="block layer p99 $busy us among them, $idle us alone; fio p99 $(p99 "$tmp/rt-busy.json") us among them, $(p99 "$tmp/rt-idle.json") us alone; in 2 s level 20 dispatched $d20, level 19 $d19; traced: $rtc real time completions, $n19 level-19 starts, $bad of them while real time was pending or within grace_rt_ms ($grace ms) of its last completion"
 		tries+="${tries:+; }$info"
-		# Five percent: a think time of the emulated reader longer than
-		# grace_rt_ms opens the gate; a missing gate gives level 19 most.
-		[ "$d20" -ge 100 ] && [ $((d19 * 20)) -le "$d20" ] || sched_ok=0
+		[ "$d20" -ge 100 ] && [ "$rtc" -ge 100 ] && [ "$bad" -eq 0 ] || sched_ok=0
 		if [ "$idle" -gt 0 ] && [ "$busy" -gt 0 ] && [ "$busy" -le $((idle * 2)) ]; then
 			lat_ok=1
 			break
 		fi
 	done
 	if [ $sched_ok = 1 ]; then
-		pass "a real time psync reader among 8 busy readers at nr_requests $nr: they get under 5% of its dispatches ($tries)"
+		pass "a real time psync reader among 8 busy readers at nr_requests $nr: level 19 goes out only grace_rt_ms after the reader's last completion ($tries)"
 	else
-		fail "a real time psync reader among 8 busy readers at nr_requests $nr: they get under 5% of its dispatches" "$tries"
+		fail "a real time psync reader among 8 busy readers at nr_requests $nr: level 19 goes out only grace_rt_ms after the reader's last completion" "$tries"
 	fi
 	if [ $lat_ok = 1 ]; then
 		pass "a real time psync reader among 8 busy readers at nr_requests $nr keeps the block layer p99 of its requests within 2 x of idle ($tries)"
