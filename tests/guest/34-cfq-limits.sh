@@ -31,16 +31,18 @@ secs=4
 # reader: the level-19 reader, dd doing 4 KiB direct reads one at a time for
 # $secs s, traced; prints its IOPS.  It runs long enough for the 0.5 s
 # samples of flood_run to see the flood drained down to its limit.
+# It only switches the recording on and off: the events stay enabled from
+# before the first load to after the last (trace_events below).
 reader() {
 	local n
-	trace_start $dev block_bio_queue block_getrq
-	echo 'prev_comm == "dd"' >$TRACEFS/events/sched/sched_switch/filter
-	echo 1 >$TRACEFS/events/sched/sched_switch/enable
+	echo 0 >$TRACEFS/tracing_on
+	echo >$TRACEFS/trace
+	echo 1 >$TRACEFS/tracing_on
 	rm -f "$tmp/dd-done"
 	ioprio -n 19 -- timeout -s INT $secs dd if=/dev/$dev of=/dev/null bs=4k count=1000000 \
 		iflag=direct status=none
 	touch "$tmp/dd-done"
-	trace_stop
+	echo 0 >$TRACEFS/tracing_on
 	trace_lines | grep -E ' \[dd\]$|sched_switch prev_comm=dd ' >"$tmp/trace"
 	n=$(grep -c ' getrq ' "$tmp/trace")
 	echo $((n / secs))
@@ -89,6 +91,18 @@ flood_run() {
 	echo "$maxslots $maxbusy"
 }
 
+# trace_events: enable the reader's events once, while nothing runs.  Under
+# emulation (TCG) switching a tracepoint patches live code (text_poke_bp),
+# and twice, switched while both CPUs were busy, a CPU then executed the
+# int3 of a finished patch of __schedule() (sched_switch's static call):
+# an oops that ended the suite.
+trace_events() {
+	trace_start $dev block_bio_queue block_getrq
+	echo 'prev_comm == "dd"' >$TRACEFS/events/sched/sched_switch/filter
+	echo 1 >$TRACEFS/events/sched/sched_switch/enable
+	echo 0 >$TRACEFS/tracing_on
+}
+trace_events
 alone=$(reader)
 set -- $(waits)
 echo "# alone: $alone IOPS; waits $*"
@@ -140,6 +154,7 @@ limits() {
 }
 limits 64
 limits 4
+trace_stop
 
 # --- S9 never strands an allocation it limits.  A level-10 writer at depth
 # 16 shares a memory-backed device of two hardware queues with a real time
