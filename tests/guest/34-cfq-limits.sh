@@ -116,9 +116,12 @@ limits() {
 	ctl_busy=$2 ctl_iops=$(cat "$tmp/iops")
 	set -- $(waits)
 	ctl_slow=$1 ctl_n=$2 ctl_max=$3
-	# Sampled every 0.5 s, the tags in use may be caught with one or two of them
-	# between completion and reallocation.
-	if [ "$ctl_busy" -ge $((nr - procs)) ] && [ "$ctl_slow" -gt 0 ]; then
+	# Sampled every 0.5 s, the tags in use may be caught with a few of them
+	# between completion and reallocation: under the debug kernel 59 of 64
+	# once.  An eighth of the slots free is still six times what the rule
+	# below leaves level 1.
+	if [ "$ctl_busy" -ge $((nr - (procs > nr / 8 ? procs : nr / 8))) ] &&
+	   [ "$ctl_slow" -gt 0 ]; then
 		pass "control at nr_requests $nr: under mq-deadline the level-1 flood takes (nearly) every slot ($ctl_busy of $nr tags) and the level-19 reader waits for one ($ctl_slow of $ctl_n reads; longest $ctl_max ms; $ctl_iops IOPS against $alone alone)"
 	else
 		fail "control at nr_requests $nr: under mq-deadline the level-1 flood takes (nearly) every slot and the level-19 reader waits for one" \
