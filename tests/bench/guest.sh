@@ -709,6 +709,8 @@ took() { # START
 # switched under it (S12) in rounds: every round gives each scheduler a
 # P1_WIN s window after P1_WARM s, in an order reversed every other round,
 # and the ratios are taken within a round, then their median over the rounds.
+# mq-deadline's window is next to cfq-prio's: the host's load changes within
+# seconds, and the ratio that the target judges is the one between them.
 P1_ROUNDS=12 P1_WARM=0.5 P1_WIN=1 P1_RUNS=2
 # cpu_ticks: USER_HZ ticks all CPUs spent busy (not idle or waiting) so far
 cpu_ticks() {
@@ -724,11 +726,18 @@ p1() {
 	local n r s st a ta c i order fpid t0=$(date +%s)
 	DEV=fast
 	section "P1 cost: 4 KiB random reads on null_blk 'fast', io_uring, 2 jobs x depth 32; $P1_RUNS fio runs, in each the scheduler switched under it in" \
-		"$P1_ROUNDS rounds, each scheduler ${P1_WIN} s per round after ${P1_WARM} s (order reversed every other round); read I/Os from the device's stat, CPU time from /proc/stat, IPIs (function call interrupts: completions sent back to the submitting CPU) from /proc/interrupts"
+		"$P1_ROUNDS rounds, each scheduler ${P1_WIN} s per round after ${P1_WARM} s (mq-deadline next to cfq-prio, the order reversed every other round); read I/Os from the device's stat, CPU time from /proc/stat, IPIs (function call interrupts: completions sent back to the submitting CPU) from /proc/interrupts"
 	# Instructions and cycles per I/O need a PMU, which an emulated CPU lacks.
 	if perf stat -x, -e instructions -- true 2>&1 | grep -q 'not supported'; then
 		say "  instructions and cycles per I/O: not counted, this CPU has no PMU (QEMU TCG): CPU time per I/O instead"
 	fi
+	local p1_order=()
+	for s in "${SCHEDS[@]}"; do
+		[ "$s" = mq-deadline ] || [ "$s" = cfq-prio ] || p1_order+=("$s")
+	done
+	for s in mq-deadline cfq-prio; do
+		[[ " ${SCHEDS[*]} " != *" $s "* ]] || p1_order+=("$s")
+	done
 	: >"$RAW/p1-samples"
 	for ((n = 1; n <= P1_RUNS; n++)); do
 		use $DEV none
@@ -739,8 +748,8 @@ p1() {
 		fpid=$!
 		bsleep 2
 		for ((r = 1; r <= P1_ROUNDS; r++)); do
-			order=("${SCHEDS[@]}")
-			((r % 2)) || mapfile -t order < <(printf '%s\n' "${SCHEDS[@]}" | tac)
+			order=("${p1_order[@]}")
+			((r % 2)) || mapfile -t order < <(printf '%s\n' "${p1_order[@]}" | tac)
 			for s in "${order[@]}"; do
 				use $DEV "$s" || continue
 				bsleep $P1_WARM
