@@ -118,8 +118,8 @@ limits() {
 	ctl_slow=$1 ctl_n=$2 ctl_max=$3
 	# Sampled every 0.5 s, the tags in use may be caught with a few of them
 	# between completion and reallocation: under the debug kernel 59 of 64
-	# once.  An eighth of the slots free is still six times what the rule
-	# below leaves level 1.
+	# once.  With an eighth of the slots free, the flood still holds six
+	# times what the rule below leaves level 1 at 64.
 	if [ "$ctl_busy" -ge $((nr - (procs > nr / 8 ? procs : nr / 8))) ] &&
 	   [ "$ctl_slow" -gt 0 ]; then
 		pass "control at nr_requests $nr: under mq-deadline the level-1 flood takes (nearly) every slot ($ctl_busy of $nr tags) and the level-19 reader waits for one ($ctl_slow of $ctl_n reads; longest $ctl_max ms; $ctl_iops IOPS against $alone alone)"
