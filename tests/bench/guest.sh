@@ -612,21 +612,6 @@ reader() {
 	R_NAMES+=("$name")
 }
 
-# started PID...: wait until every PID has submitted a read (at most 30 s).
-started() {
-	local p t ok
-	for ((t = 0; t < 300; t++)); do
-		ok=1
-		for p in "$@"; do
-			rb "$p"
-			[ -n "$RB" ] && [ "$RB" != 0 ] || { ok=0; break; }
-		done
-		[ $ok = 1 ] && return 0
-		bsleep 0.1
-	done
-	return 1
-}
-
 readers_started() {
 	started "${R_PIDS[@]}" || { note "readers did not all start: ${R_NAMES[*]}"; return 1; }
 }
@@ -689,9 +674,10 @@ cpu_probe() {
 	echo $(($(now_ms) - t0))
 }
 
-# bsleep SECONDS: sleep without a fork (read from a FIFO nobody writes)
+# nap SECONDS: sleep without a fork (read from a FIFO nobody writes)
 mkfifo "$WORK/nap" && exec 7<>"$WORK/nap"
-bsleep() { read -r -t "$1" -u 7 _; return 0; }
+# nap SECONDS: sleep without a fork, on a fifo nobody writes.
+nap() { read -r -t "$1" -u 7 _; return 0; }
 
 section() { # TITLE
 	say ""
@@ -746,16 +732,16 @@ p1() {
 			--time_based --runtime=600 --group_reporting \
 			--output-format=json --output="$RAW/p1-$n.json" >/dev/null 2>&1 &
 		fpid=$!
-		bsleep 2
+		nap 2
 		for ((r = 1; r <= P1_ROUNDS; r++)); do
 			order=("${p1_order[@]}")
 			((r % 2)) || mapfile -t order < <(printf '%s\n' "${p1_order[@]}" | tac)
 			for s in "${order[@]}"; do
 				use $DEV "$s" || continue
-				bsleep $P1_WARM
+				nap $P1_WARM
 				read -r st <"/sys/block/$DEV/stat"
 				a=${st%% *} ta=$EPOCHREALTIME c=$(cpu_ticks) i=$(ipis)
-				bsleep $P1_WIN
+				nap $P1_WIN
 				read -r st <"/sys/block/$DEV/stat"
 				echo "$n $r $s $((${st%% *} - a)) $ta $EPOCHREALTIME $(($(cpu_ticks) - c)) $(($(ipis) - i))" >>"$RAW/p1-samples"
 			done
@@ -792,9 +778,9 @@ p2_run() { # CFG SCHED DEPTH LEVEL...
 		reader "l${l}_$i" "$prefix" $(depth_args $depth)
 	done
 	readers_started
-	bsleep $P2_WARM
+	nap $P2_WARM
 	snap "$RUN/snap.a"
-	bsleep $P2_WIN
+	nap $P2_WIN
 	snap "$RUN/snap.b"
 	stop_readers
 	keep
@@ -841,9 +827,9 @@ p3() {
 			reader "r$i" "$(prio_cmd "$s" 10)" --ioengine=libaio --iodepth=4
 		done
 		readers_started
-		bsleep $P3_WARM
+		nap $P3_WARM
 		snap "$RUN/snap.a"
-		bsleep $P3_WIN
+		nap $P3_WIN
 		snap "$RUN/snap.b"
 		stop_readers
 		keep
@@ -906,7 +892,7 @@ p4_at() { # DEV NR_REQUESTS DEPTH
 			fi
 			set_now
 			i=$NOW
-			bsleep $P4_PHASE
+			nap $P4_PHASE
 			set_now
 			echo "$ph $i $NOW" >>"$RUN/phases"
 			[ $ph = busy ] && snap "$RUN/snap.b" && cat "$RUN/snap.a" "$RUN/snap.b" >>"$RUN/busy-snaps"
@@ -940,14 +926,14 @@ p5() {
 		# The idle reader may never get a request through: wait for the busy one.
 		local bp=${R_PIDS[0]}
 		started "$bp" || note "the busy reader did not start"
-		bsleep $P5_WARM
+		nap $P5_WARM
 		w0=$(now_ms)
-		bsleep $P5_WIN
+		nap $P5_WIN
 		w1=$(now_ms)
 		echo "$w0 $w1" >"$RUN/window"
 		kill -TERM "$bp"
 		wait "$bp" 2>/dev/null
-		bsleep $P5_AFTER
+		nap $P5_AFTER
 		R_PIDS=("${R_PIDS[1]}")
 		R_NAMES=(idle)
 		stop_readers
@@ -1027,7 +1013,7 @@ p6() {
 	rm -f "$gate"
 	# Give them 10 s to start (with none, waiters for a tag can starve: the
 	# table says how many read in each turn).
-	bsleep 10
+	nap 10
 	set_now; t1=$NOW
 	p6_count "${P6_PIDS[@]}"
 	set_now
@@ -1049,12 +1035,12 @@ p6() {
 				fi
 				R_NAMES=()
 				for ((i = 0; i < k; i++)); do R_NAMES+=("p$i"); done
-				bsleep $P6_WARM
+				nap $P6_WARM
 				set_now; t1=$NOW
 				snap "$RUN/n$k-t$t.a"
 				set_now
 				note "P6 $s turn $t, $k processes: snapshot took $((NOW - t1)) ms"
-				bsleep $P6_WIN
+				nap $P6_WIN
 				snap "$RUN/n$k-t$t.b"
 			done
 		done
@@ -1102,9 +1088,9 @@ p7_run() { # SCHED LEVEL
 	R_NAMES+=(writer)
 	reader r "$(prio_cmd "$s" 10)" --ioengine=libaio --iodepth=4 --ramp_time=$P7_WARM
 	started "${R_PIDS[1]}" || note "the reader did not start"
-	bsleep $P7_WARM
+	nap $P7_WARM
 	snap "$RUN/snap.a"
-	bsleep $P7_WIN
+	nap $P7_WIN
 	snap "$RUN/snap.b"
 	stop_readers
 	sync

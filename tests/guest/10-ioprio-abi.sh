@@ -298,13 +298,7 @@ if nullb_create bfq0 irqmode=2 completion_nsec=1000000 hw_queue_depth=2 && sched
 	# shellcheck disable=SC2086
 	ionice -c 2 -n 0 fio --name=be $fopts >"$ftmp/be" 2>&1 &
 	f2=$!
-	rt_a='' be_a=''
-	for ((i = 0; i < 50; i++)); do
-		rb $f1; rt_a=$RB
-		rb $f2; be_a=$RB
-		[ "${rt_a:-0}" -gt 0 ] && [ "${be_a:-0}" -gt 0 ] && break
-		sleep 0.1
-	done
+	started $f1 $f2
 	sleep 1
 	rb $f1; rt_a=$RB
 	rb $f2; be_a=$RB

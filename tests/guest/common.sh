@@ -47,3 +47,21 @@ rb() {
 	[[ ${l[4]-} == read_bytes:* ]] && RB=${l[4]#read_bytes: }
 	return 0
 } 2>/dev/null
+
+# nap SECONDS: sleep (make bench has one that does not fork).
+nap() { sleep "$1"; }
+
+# started PID...: wait until every PID has submitted a read (at most 30 s).
+started() {
+	local p t ok
+	for ((t = 0; t < 300; t++)); do
+		ok=1
+		for p in "$@"; do
+			rb "$p"
+			[ -n "$RB" ] && [ "$RB" != 0 ] || { ok=0; break; }
+		done
+		[ $ok = 1 ] && return 0
+		nap 0.1
+	done
+	return 1
+}
