@@ -70,13 +70,48 @@ for l in 1 0; do
 done
 
 # --- aging_ms 0: strict real time, nothing for them while the load lasts.
+# Under emulation fio sometimes leaves the device without real time work for
+# longer than grace_rt_ms (see 32), which rightly lets the others in: the
+# grace is 100 ms here, and the block trace shows whether any request of
+# theirs went out while real time was queued or in the device, or less than
+# that after its last completion.
 tunable $dev aging_ms 0
+tunable $dev grace_rt_ms 100
 rt_load 8
 readers 30
 sleep 1
+trace_start $dev block_rq_insert block_rq_issue block_rq_complete
 a=$(levels $dev)
 sleep 4
 b=$(levels $dev)
+trace_stop
+trace_lines >"$tmp/trace"
+# Their issues in the trace, and those that broke the rule (the first one
+# described).  Real time requests are followed by sector, from the first
+# real time record on (those inserted or issued before the trace are not
+# seen); a request of theirs in the first 20 ms after it is not judged.
+r=$(awk -v grace=100 "$AWK_LEVEL"'
+	{ ev = $2; lv = lvl($0); sec = -1
+	  for (i = 3; i < NF; i++) if ($(i + 1) == "+") { sec = $i; break } }
+	lv == 20 && t0 == "" { t0 = $1 }
+	lv == 20 && ev == "rq_insert" { ins[sec]++; pend++ }
+	lv == 20 && ev == "rq_issue" && ins[sec] > 0 { ins[sec]--; pend-- }
+	lv == 20 && ev == "rq_issue" { dev[sec]++; indev++ }
+	lv == 20 && ev == "rq_complete" && dev[sec] > 0 { dev[sec]--; indev--; last = $1 }
+	lv >= 0 && lv < 20 && ev == "rq_issue" && t0 != "" && $1 > t0 + 0.02 {
+		n++
+		g = last == "" ? -1 : ($1 - last) * 1000
+		if (pend > 0 || indev > 0 || g < grace - 0.5) {
+			bad++
+			if (why == "") why = sprintf("at %s s: level %d, %d real time queued, %d in the device, %.1f ms after its last completion", $1, lv, pend, indev, g)
+		}
+	}
+	END { printf "%d %d %s\n", n, bad, why }' "$tmp/trace")
+set -- $r
+n_them=${1:-0} n_bad=${2:-0}
+shift 2
+why=$*
+tunable $dev grace_rt_ms 10
 rt_left=$(kill -0 $rt 2>/dev/null && echo yes || echo no)
 d1=$(delta "$a" "$b" 1 dispatched) d0=$(delta "$a" "$b" 0 dispatched)
 d20=$(delta "$a" "$b" 20 dispatched)
@@ -90,13 +125,14 @@ s1=$(iostate $p1) s0=$(iostate $p0)
 kill $rt $p1 $p0 2>/dev/null
 wait
 tunable $dev aging_ms 10000
-got="in 4 s level 1 dispatched $d1 (queued $q1, state $s1), idle $d0 (queued $q0, state $s0), level 20 $d20; real time still running: $rt_left"
+got="in 4 s level 1 dispatched $d1 (queued $q1, state $s1), idle $d0 (queued $q0, state $s0), level 20 $d20; real time still running: $rt_left; traced: $n_them of theirs went out, $n_bad of them while real time was queued, in the device or in its grace${why:+, the first $why}"
 waiting() { [ "$1" -gt 0 ] || [ "$2" = D ]; }
-if [ $rt_left = yes ] && [ "$d1" -eq 0 ] && [ "$d0" -eq 0 ] && waiting "$q1" "$s1" &&
-	waiting "$q0" "$s0" && [ "$d20" -gt 100 ]; then
+if [ $rt_left = yes ] && [ "$n_bad" -eq 0 ] && waiting "$q1" "$s1" &&
+	waiting "$q0" "$s0" && [ "$d20" -gt 100 ] && [ $((d1 + d0)) -le "$n_them" ]; then
 	pass "with aging_ms 0 a level-1 and an idle reader get nothing under continuous real time load ($got)"
 else
-	fail "with aging_ms 0 a level-1 and an idle reader get nothing under continuous real time load" "$got"
+	fail "with aging_ms 0 a level-1 and an idle reader get nothing under continuous real time load" "$got" \
+		"trace: $(cp "$tmp/trace" "$CFQ_OUT/$T_NAME.trace" && echo "$CFQ_OUT/$T_NAME.trace")"
 fi
 
 bad=$(kmsg_since "$mark" | grep -E "$KMSG_BAD" | head -3)
