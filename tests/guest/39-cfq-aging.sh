@@ -85,6 +85,19 @@ a=$(levels $dev)
 sleep 4
 b=$(levels $dev)
 trace_stop
+rt_left=$(kill -0 $rt 2>/dev/null && echo yes || echo no)
+d1=$(delta "$a" "$b" 1 dispatched) d0=$(delta "$a" "$b" 0 dispatched)
+d20=$(delta "$a" "$b" 20 dispatched)
+q1=$(counter "$b" 1 queued) q0=$(counter "$b" 0 queued)
+# A reader with nothing queued may be waiting for a request slot instead:
+# idle gets one (S9), at the first tag of a bitmap word, which real time may
+# hold.  It is still waiting for I/O then (state D, in fio's job process,
+# a child of the one started), not gone.
+iostate() { ps -o stat= -p "$1" --ppid "$1" | grep -q '^D' && echo D || echo -; }
+s1=$(iostate $p1) s0=$(iostate $p0)
+kill $rt $p1 $p0 2>/dev/null
+wait
+tunable $dev aging_ms 10000
 trace_lines >"$tmp/trace"
 # Their issues in the trace, and those that broke the rule (the first one
 # described).  Real time requests are followed by sector, from the first
@@ -112,19 +125,6 @@ n_them=${1:-0} n_bad=${2:-0}
 shift 2
 why=$*
 tunable $dev grace_rt_ms 10
-rt_left=$(kill -0 $rt 2>/dev/null && echo yes || echo no)
-d1=$(delta "$a" "$b" 1 dispatched) d0=$(delta "$a" "$b" 0 dispatched)
-d20=$(delta "$a" "$b" 20 dispatched)
-q1=$(counter "$b" 1 queued) q0=$(counter "$b" 0 queued)
-# A reader with nothing queued may be waiting for a request slot instead:
-# idle gets one (S9), at the first tag of a bitmap word, which real time may
-# hold.  It is still waiting for I/O then (state D, in fio's job process,
-# a child of the one started), not gone.
-iostate() { ps -o stat= -p "$1" --ppid "$1" | grep -q '^D' && echo D || echo -; }
-s1=$(iostate $p1) s0=$(iostate $p0)
-kill $rt $p1 $p0 2>/dev/null
-wait
-tunable $dev aging_ms 10000
 got="in 4 s level 1 dispatched $d1 (queued $q1, state $s1), idle $d0 (queued $q0, state $s0), level 20 $d20; real time still running: $rt_left; traced: $n_them of theirs went out, $n_bad of them while real time was queued, in the device or in its grace${why:+, the first $why}"
 waiting() { [ "$1" -gt 0 ] || [ "$2" = D ]; }
 if [ $rt_left = yes ] && [ "$n_bad" -eq 0 ] && waiting "$q1" "$s1" &&
