@@ -69,6 +69,32 @@ for l in 1 0; do
 	fi
 done
 
+# --- aging_ms 300, and a level-1 flood that keeps its slots filled: the
+# idle reader still gets a slot at once and completes a read at least every
+# aging_ms.  A limited allocation of idle's one slot could take only the
+# bitmap's first tag, which the flood's requests hold while they wait.
+rt_load 14
+a=$(levels $dev)
+fio_bg "$tmp/flood" 1 --name=flood $read_opts --ioengine=libaio --iodepth=32 --runtime=10
+flood=$FIO_PID
+sleep 1
+ioprio -n 0 -- fio --output-format=json --output="$tmp/l0.json" --name=l0 \
+	$read_opts --ioengine=psync --runtime=8 >/dev/null 2>&1 &
+p0=$!
+wait $p0
+b=$(levels $dev)
+rt_left=$(kill -0 $rt 2>/dev/null && echo yes || echo no)
+kill $rt $flood 2>/dev/null
+wait
+set -- $(max_clat "$tmp/l0.json")
+got="longest wait $1 ms, $2 reads in 8 s; aged $(delta "$a" "$b" 0 aged); level 1 held $(counter "$b" 1 held) slots at the end, aged $(delta "$a" "$b" 1 aged); level 20 dispatched $(delta "$a" "$b" 20 dispatched), still running at the end: $rt_left"
+if [ $rt_left = yes ] && [ "$1" -gt 0 ] && [ "$1" -le $((aging + 100)) ] &&
+	[ "$2" -ge $((8000 / (aging + 100))) ]; then
+	pass "an idle psync reader beside a level-1 flood under continuous real time load completes a read at least every aging_ms $aging ($got)"
+else
+	fail "an idle psync reader beside a level-1 flood under continuous real time load completes a read at least every aging_ms $aging" "$got"
+fi
+
 # --- aging_ms 0: strict real time, nothing for them while the load lasts.
 # Under emulation fio sometimes leaves the device without real time work for
 # longer than grace_rt_ms (see 32), which rightly lets the others in: the
@@ -89,10 +115,9 @@ rt_left=$(kill -0 $rt 2>/dev/null && echo yes || echo no)
 d1=$(delta "$a" "$b" 1 dispatched) d0=$(delta "$a" "$b" 0 dispatched)
 d20=$(delta "$a" "$b" 20 dispatched)
 q1=$(counter "$b" 1 queued) q0=$(counter "$b" 0 queued)
-# A reader with nothing queued may be waiting for a request slot instead:
-# idle gets one (S9), at the first tag of a bitmap word, which real time may
-# hold.  It is still waiting for I/O then (state D, in fio's job process,
-# a child of the one started), not gone.
+# A reader with nothing queued may be waiting for a request slot instead,
+# when real time holds them all.  It is still waiting for I/O then (state D,
+# in fio's job process, a child of the one started), not gone.
 iostate() { ps -o stat= -p "$1" --ppid "$1" | grep -q '^D' && echo D || echo -; }
 s1=$(iostate $p1) s0=$(iostate $p0)
 kill $rt $p1 $p0 2>/dev/null
