@@ -2,17 +2,19 @@
 # reads its default, takes the values of its range, clamps numbers outside it
 # (negative, too large, beyond 64 bits) to the range, and refuses text that is
 # not a decimal integer with EINVAL, keeping its value.  Defaults restored.
+# slice_idle_us defaults to 0 on a non-rotational device of 5 or more driver
+# slots, where waiting for a process does not pay (S4).
 . "$CFQ_SRC/tests/lib.sh"
 . "$CFQ_SRC/tests/guest/common.sh"
 . "$CFQ_SRC/tests/guest/cfq-common.sh"
 
 dev=tun0
 dir=/sys/block/$dev/queue/iosched
-if ! nullb_create $dev || ! sched_set $dev cfq-prio; then
+if ! nullb_create $dev hw_queue_depth=2 || ! sched_set $dev cfq-prio; then
 	fail "null_blk device running cfq-prio"
 	done_testing
 fi
-trap 'nullb_remove $dev' EXIT
+trap 'nullb_remove $dev; nullb_remove tun64' EXIT
 
 # name default minimum maximum (Documentation/block/cfq-prio.rst, S10)
 table="quantum 6 1 64
@@ -95,4 +97,22 @@ tunable $dev quantum 9
 sched_set $dev none && sched_set $dev cfq-prio
 expect_eq "a new cfq-prio instance starts at the defaults (quantum 6 after 9)" 6 \
 	"$(cat $dir/quantum 2>&1)"
+
+# slice_idle_us by device: a fresh instance on a null_blk of 64 slots,
+# non-rotational and then marked rotational, and on the one of 2 slots.
+slice_default() { # DEV [ROTATIONAL]
+	[ -z "$2" ] || echo "$2" >"/sys/block/$1/queue/rotational"
+	sched_set $1 none && sched_set $1 cfq-prio && tunable $1 slice_idle_us
+}
+if nullb_create tun64 hw_queue_depth=64; then
+	expect_eq "slice_idle_us defaults to 0 on a non-rotational device of 64 slots" 0 \
+		"$(slice_default tun64 0)"
+	expect_eq "slice_idle_us defaults to 4000 on a rotational device of 64 slots" 4000 \
+		"$(slice_default tun64 1)"
+	nullb_remove tun64
+else
+	fail "null_blk device of 64 slots"
+fi
+expect_eq "slice_idle_us defaults to 4000 on a non-rotational device of 2 slots" 4000 \
+	"$(slice_default $dev 0)"
 done_testing
