@@ -16,9 +16,7 @@ read_opts="--filename=/dev/$dev --direct=1 --ioengine=libaio --rw=randread --bs=
 # matches AFTER-EXPR to the first later record that matches NEXT-EXPR, and
 # that record; awk expressions over ev (event), lv (level), sec (sector).
 gap() {
-	awk "$AWK_LEVEL"'
-		{ ev = $2; lv = lvl($0); sec = -1
-		  for (i = 3; i < NF; i++) if ($(i + 1) == "+") { sec = $i; break } }
+	awk "$AWK_LEVEL$AWK_FIELDS"'
 		'"$2"' { t1 = $1; n = NR; next_t = ""; line = "" }
 		n && NR > n && next_t == "" && ('"$3"') { next_t = $1; line = $0 }
 		END {
@@ -26,11 +24,6 @@ gap() {
 			if (next_t == "") { print "never"; exit 1 }
 			printf "%.1f %s\n", (next_t - t1) * 1000, line
 		}' "$1"
-}
-
-# keep FILE NAME: a copy of FILE in the results folder, for a failure.
-keep() {
-	cp "$1" "$CFQ_OUT/$T_NAME.$2" 2>/dev/null && echo "$CFQ_OUT/$T_NAME.$2"
 }
 
 # --- S5: a real time reader against a backlogged level-10 reader.  Under
@@ -99,8 +92,7 @@ tunable $dev grace_rt_ms 10
 # From the first real time completion to the last: the real time reads, the
 # idle gaps between them (completion to next insertion), and the level-10
 # requests issued meanwhile.
-r=$(awk "$AWK_LEVEL"'
-	{ ev = $2; lv = lvl($0) }
+r=$(awk "$AWK_LEVEL$AWK_FIELDS"'
 	lv == 20 && ev == "rq_complete" { n++; last = $1; if (!first) first = $1; t = $1; l10 = l10 + pend; pend = 0 }
 	lv == 20 && ev == "rq_insert" && t { g = ($1 - t) * 1000; if (!gmin || g < gmin) gmin = g; if (g > gmax) gmax = g; t = 0 }
 	first && lv != 20 && ev == "rq_issue" { pend++ }
@@ -166,9 +158,7 @@ if wait_for 30 inserted; then
 	# Other requests wait from their insertion to their issue; the trace's
 	# completion comes before the scheduler's, so a gap measured from it is
 	# never shorter than the one the scheduler saw.
-	r=$(awk -v grace="$grace" "$AWK_LEVEL"'
-		{ ev = $2; lv = lvl($0); sec = -1
-		  for (i = 3; i < NF; i++) if ($(i + 1) == "+") { sec = $i; break } }
+	r=$(awk -v grace="$grace" "$AWK_LEVEL$AWK_FIELDS"'
 		lv > 0 && ev == "rq_insert" { ins[lv ":" sec]++; pend++ }
 		lv > 0 && ev == "rq_issue" && ins[lv ":" sec] > 0 { ins[lv ":" sec]--; pend-- }
 		lv == 0 && ev == "rq_issue" {

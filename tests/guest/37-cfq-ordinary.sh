@@ -100,12 +100,10 @@ rt_run() {
 	levels $dev >"$tmp/$tag.b"
 	wait $rt
 	trace_lines >"$tmp/$tag.trace"
-	awk "$AWK_LEVEL"'
-		{ for (i = 3; i < NF; i++) if ($(i + 1) == "+") break
-		  s = $i }
-		$2 == "bio_queue" { t[s] = $1; next }
-		$2 == "rq_complete" && lvl($0) == 20 && (s in t) {
-			print int(($1 - t[s]) * 1000000); delete t[s] }' "$tmp/$tag.trace" |
+	awk "$AWK_LEVEL$AWK_FIELDS"'
+		ev == "bio_queue" { t[sec] = $1; next }
+		ev == "rq_complete" && lv == 20 && (sec in t) {
+			print int(($1 - t[sec]) * 1000000); delete t[sec] }' "$tmp/$tag.trace" |
 		sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int(NR * 0.99) + (NR < 100)] : 0 }'
 }
 
@@ -117,8 +115,7 @@ rt_run() {
 # it, so one started within 2 ms of a real time insertion was chosen before
 # it and is not counted.
 early() {
-	awk -v g="$2" "$AWK_LEVEL"'
-		{ ev = $2; lv = lvl($0) }
+	awk -v g="$2" "$AWK_LEVEL$AWK_FIELDS"'
 		lv == 20 && ev == "rq_insert" { pend++; tin = $1 }
 		lv == 20 && ev == "rq_complete" { if (pend) pend--; done = $1; r++ }
 		lv == 19 && ev == "rq_issue" { n++

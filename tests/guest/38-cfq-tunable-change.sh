@@ -38,9 +38,8 @@ kill $FIO_PID 2>/dev/null
 wait
 # "RAISE-AFTER-COMPLETION HELD-ISSUES RESUMED-AFTER-GRACE" in ms; a
 # tracing_mark_write line carries the marker.
-r=$(awk "$AWK_LEVEL"'
+r=$(awk "$AWK_LEVEL$AWK_FIELDS"'
 	/cfq-prio-raise/ { raise = $1; next }
-	{ ev = $2; lv = lvl($0) }
 	lv == 20 && ev == "rq_complete" { done = $1 }
 	raise && done && lv == 10 && ev == "rq_issue" {
 		if ($1 < done + 1.0) held++
@@ -62,6 +61,6 @@ elif [ "$2" -le 2 ] && [ "$3" != never ] && within "$3" 0 100; then
 else
 	fail "a grace_rt_ms raised to 1000 after the old grace ended holds level 10 back and ends by itself" \
 		"raised $1 ms after the real time completion; level-10 issues before its end: $2; first after: ${3} ms" \
-		"trace: $(cp "$tmp/trace" "$CFQ_OUT/$T_NAME.trace" && echo "$CFQ_OUT/$T_NAME.trace")"
+		"trace: $(keep "$tmp/trace" trace)"
 fi
 done_testing

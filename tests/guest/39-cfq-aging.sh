@@ -128,9 +128,7 @@ trace_lines >"$tmp/trace"
 # described).  Real time requests are followed by sector, from the first
 # real time record on (those inserted or issued before the trace are not
 # seen); a request of theirs in the first 20 ms after it is not judged.
-r=$(awk -v grace=100 "$AWK_LEVEL"'
-	{ ev = $2; lv = lvl($0); sec = -1
-	  for (i = 3; i < NF; i++) if ($(i + 1) == "+") { sec = $i; break } }
+r=$(awk -v grace=100 "$AWK_LEVEL$AWK_FIELDS"'
 	lv == 20 && t0 == "" { t0 = $1 }
 	lv == 20 && ev == "rq_insert" { ins[sec]++; pend++ }
 	lv == 20 && ev == "rq_issue" && ins[sec] > 0 { ins[sec]--; pend-- }
@@ -157,7 +155,7 @@ if [ $rt_left = yes ] && [ "$n_bad" -eq 0 ] && waiting "$q1" "$s1" &&
 	pass "with aging_ms 0 a level-1 and an idle reader get nothing under continuous real time load ($got)"
 else
 	fail "with aging_ms 0 a level-1 and an idle reader get nothing under continuous real time load" "$got" \
-		"trace: $(cp "$tmp/trace" "$CFQ_OUT/$T_NAME.trace" && echo "$CFQ_OUT/$T_NAME.trace")"
+		"trace: $(keep "$tmp/trace" trace)"
 fi
 
 bad=$(kmsg_since "$mark" | grep -E "$KMSG_BAD" | head -3)

@@ -144,6 +144,20 @@ AWK_LEVEL='function lvl(s,   a) {
 	return 10
 }'
 
+# AWK_FIELDS: an awk rule that sets, for each record of trace_lines, ev (the
+# event), lv (the level, with lvl() of AWK_LEVEL) and sec (the first
+# sector, -1 for none).  Use as awk "$AWK_LEVEL$AWK_FIELDS"'PROGRAM'.
+AWK_FIELDS='
+{ ev = $2; lv = lvl($0); sec = -1
+  for (i = 3; i < NF; i++) if ($(i + 1) == "+") { sec = $i; break } }
+'
+
+# keep FILE NAME: a copy of FILE in the results folder, for a failure; its
+# path is printed.
+keep() {
+	cp "$1" "$CFQ_OUT/$T_NAME.$2" 2>/dev/null && echo "$CFQ_OUT/$T_NAME.$2"
+}
+
 # within VALUE LOW HIGH: LOW <= VALUE <= HIGH, for decimals.
 within() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'; }
 
