@@ -26,7 +26,7 @@ expect_eq "... where mq-deadline's is the block layer's 4" 4 "$(cat /sys/block/$
 sched_set $dev cfq-prio
 sched=/sys/kernel/debug/block/$dev/sched
 tags=/sys/kernel/debug/block/$dev/hctx0/sched_tags
-secs=4
+secs=6
 
 # reader: the level-19 reader, dd doing 4 KiB direct reads one at a time for
 # $secs s, traced; prints its IOPS.  It runs long enough for the 0.5 s
@@ -62,33 +62,45 @@ waits() {
 }
 
 # flood_run: $procs level-1 readers of depth 64 each; after 2 s the reader
-# runs, and the device is sampled every 0.5 s meanwhile, from 2 s after the
-# reader started: the flood took every slot before the reader was present,
-# and gives them back only as level 1 is served (its share, 2 of 22).  Prints the most slots level 1 held and the most tags in
-# use; the reader's IOPS go to $tmp/iops and its trace to $tmp/trace.
+# runs, and the device is sampled every 0.5 s meanwhile.  The flood took
+# every slot before the reader was present, and gives them back only as its
+# old requests are served (its share is 2 of 22, and a queue serves in
+# sector order, so new requests may go first): the samples count from the
+# first one at or below $bound on, and show whether the flood can take
+# slots again.  Prints the most slots level 1 held, the most tags in use,
+# the samples that counted and the requests level 1 completed meanwhile;
+# the reader's IOPS go to $tmp/iops and its trace to $tmp/trace.
 flood_run() {
-	local flood maxslots=0 maxbusy=0 s b skip=3
+	local flood maxslots=0 maxbusy=0 s b c0 c judged=0
 	fio_bg "$tmp/flood" 1 --name=flood --filename=/dev/$dev --direct=1 --ioengine=libaio \
 		--rw=randread --bs=4k --size=4G --iodepth=64 --numjobs=$procs \
 		--time_based --runtime=120
 	flood=$FIO_PID
-	wait_for 40 dispatched $dev 1
+	# mq-deadline (the control) has no per-level counters to wait for.
+	if [ -f $sched/levels ]; then wait_for 40 dispatched $dev 1; else sleep 1; fi
 	sleep 2
+	c0=0 c=0
+	[ ! -f $sched/levels ] || c0=$(counter "$(levels $dev)" 1 completed)
 	reader >"$tmp/iops" &
 	while kill -0 $! 2>/dev/null; do
 		sleep 0.5
-		[ $((skip--)) -le 0 ] || continue
 		# Only while dd reads: the flood takes the slots back after.
 		[ ! -e "$tmp/dd-done" ] || continue
-		s=$( [ -f $sched/levels ] && counter "$(levels $dev)" 1 held || echo 0)
+		s=0 c=0
+		if [ -f $sched/levels ]; then
+			set -- "$(levels $dev)"
+			s=$(counter "$1" 1 held) c=$(counter "$1" 1 completed)
+		fi
 		b=$(sed -n 's/^busy=//p' $tags)
 		[ ! -e "$tmp/dd-done" ] || continue
+		[ "$judged" -gt 0 ] || [ "$s" -le "$bound" ] || continue
+		judged=$((judged + 1))
 		[ "$s" -le $maxslots ] || maxslots=$s
 		[ "$b" -le $maxbusy ] || maxbusy=$b
 	done
 	kill $flood
 	wait
-	echo "$maxslots $maxbusy"
+	echo "$maxslots $maxbusy $judged $((c - c0))"
 }
 
 # trace_events: enable the reader's events once, while nothing runs.  Under
@@ -110,6 +122,10 @@ echo "# alone: $alone IOPS; waits $*"
 # limits NR: the control and the rule at nr_requests NR.
 limits() {
 	local nr=$1 ctl_busy ctl_iops ctl_slow ctl_n ctl_max slots busy iops slow n max limit bound
+	# The reader holds one slot at most, which the flood may use too.
+	limit=$(((nr * 2 * 2 + 22) / 44))
+	[ $limit -ge 1 ] || limit=1
+	bound=$((limit + 1 + procs))
 	# Control: the same load under mq-deadline.
 	sched_set $dev mq-deadline && echo $nr >/sys/block/$dev/queue/nr_requests
 	set -- $(flood_run)
@@ -133,19 +149,16 @@ limits() {
 	# The rule, under cfq-prio.
 	sched_set $dev cfq-prio && echo $nr >/sys/block/$dev/queue/nr_requests
 	set -- $(flood_run)
-	slots=$1 busy=$2 iops=$(cat "$tmp/iops")
+	slots=$1 busy=$2 judged=$3 served=$4 iops=$(cat "$tmp/iops")
 	set -- $(waits)
 	slow=$1 n=$2 max=$3
-	# The reader holds one slot at most, which the flood may use too.
-	limit=$(((nr * 2 * 2 + 22) / 44))
-	[ $limit -ge 1 ] || limit=1
-	bound=$((limit + 1 + procs))
 	# With 4 tags, the reader's own and a flood at its bound fill them all.
-	if [ "$slots" -le $bound ] && { [ $nr -lt 16 ] || [ "$busy" -lt $nr ]; }; then
-		pass "at nr_requests $nr, under a level-19 reader a level-1 flood of $procs processes holds at most max(1, round($nr x 2 / 22)) + 1 + $procs = $bound slots (at most $slots; $busy of $nr tags in use)"
+	if [ "$judged" -gt 0 ] && [ "$slots" -le $bound ] && { [ $nr -lt 16 ] || [ "$busy" -lt $nr ]; }; then
+		pass "at nr_requests $nr, under a level-19 reader a level-1 flood of $procs processes holds at most max(1, round($nr x 2 / 22)) + 1 + $procs = $bound slots (at most $slots; $busy of $nr tags in use, in $judged samples from the first at or below the bound on)"
 	else
 		fail "at nr_requests $nr, under a level-19 reader a level-1 flood of $procs processes holds at most max(1, round($nr x 2 / 22)) + 1 + $procs = $bound slots" \
-			"level-1 slots at most $slots; tags in use at most $busy of $nr"
+			"level-1 slots at most $slots; tags in use at most $busy of $nr" \
+			"$judged samples from the first at or below $bound on; level 1 completed $served requests while the reader ran"
 	fi
 	if [ "$n" -ge 100 ] && [ "$slow" -eq 0 ]; then
 		pass "at nr_requests $nr, a level-19 reader never waits for a slot under a level-1 flood after its first $warm reads ($n reads; longest bio to request $max ms; $iops IOPS against $alone alone, $ctl_iops under mq-deadline)"
