@@ -18,46 +18,13 @@ nr=$(cat /sys/block/$dev/queue/nr_requests)
 echo "# $dev: hw_queue_depth 2, nr_requests $nr, slice_idle_us $(tunable $dev slice_idle_us)"
 psync="--filename=/dev/$dev --direct=1 --ioengine=psync --rw=randread --bs=4k --size=4G --time_based"
 
-# run3 TAG L1 L2 L3: three psync readers, one fio each at its level, 10 s
-# after a 2 s ramp; prints their IOPS (fio terse v3 field 8) in that order,
-# and leaves the scheduler's dispatched counters over the run in $tmp/TAG.d.
-run3() {
-	local tag=$1 l i=0 a b
-	shift
-	a=$(levels $dev)
-	for l in "$@"; do
-		i=$((i + 1))
-		fio_bg "$tmp/$tag.$i" $l --name=r$i $psync --runtime=10 --ramp_time=2
-	done
-	wait
-	b=$(levels $dev)
-	for l in $(printf '%s\n' "$@" | sort -u); do
-		printf '%s:%s ' $l "$(delta "$a" "$b" $l dispatched)"
-	done >"$tmp/$tag.d"
-	for i in 1 2 3; do
-		awk -F';' '$1 == 3 { printf "%d ", $8 }' "$tmp/$tag.$i"
-	done
-}
-
-set -- $(run3 mix 15 10 5)
+set -- $(run_levels mix "$psync" 15 10 5)
 m15=${1:-0} m10=${2:-0} m5=${3:-0}
-set -- $(run3 flat 10 10 10)
+set -- $(run_levels flat "$psync" 10 10 10)
 f1=${1:-0} f2=${2:-0} f3=${3:-0}
 echo "# mix 15:10:5 IOPS $m15 $m10 $m5 (dispatched $(cat "$tmp/mix.d")); one level $f1 $f2 $f3"
+judge_16_11_6 "psync readers at levels 15, 10 and 5 at nr_requests $nr" mix $m15 $m10 $m5
 
-# Each reader's share of the three, scaled to 33 (16 + 11 + 6).
-shares=$(awk -v a=$m15 -v b=$m10 -v c=$m5 'BEGIN { t = a + b + c
-	if (t) printf "%.1f:%.1f:%.1f", a * 33 / t, b * 33 / t, c * 33 / t }')
-if [ "$m5" -gt 0 ] && [ "$m15" -gt "$m10" ] && [ "$m10" -gt "$m5" ] &&
-	awk -v a=$m15 -v b=$m10 -v c=$m5 'BEGIN { t = a + b + c
-		exit !(a * 33 / t >= 16 * 0.75 && a * 33 / t <= 16 * 1.25 &&
-		       b * 33 / t >= 11 * 0.75 && b * 33 / t <= 11 * 1.25 &&
-		       c * 33 / t >= 6 * 0.75 && c * 33 / t <= 6 * 1.25) }'; then
-	pass "psync readers at levels 15, 10 and 5 at nr_requests $nr get 16:11:6 within 25% ($m15 : $m10 : $m5 IOPS -> $shares)"
-else
-	fail "psync readers at levels 15, 10 and 5 at nr_requests $nr get 16:11:6 within 25%" \
-		"IOPS $m15 : $m10 : $m5 -> ${shares:-none}" "dispatched $(cat "$tmp/mix.d")"
-fi
 # Throughput is a performance figure: make bench judges it (P2, the mix
 # against one level); here it is only shown.
 mix=$((m15 + m10 + m5)) flat=$((f1 + f2 + f3))

@@ -206,3 +206,46 @@ sched_dump() {
 		cat "$p/stack" 2>/dev/null
 	done
 }
+
+# run_levels TAG FIO-ARGS LEVEL...: one fio reader per level on $dev, each
+# under `ioprio -n LEVEL`, for 10 s after a 2 s ramp; prints their IOPS (fio
+# terse v3 field 8) in that order, and leaves the scheduler's dispatched
+# counters over the run in $tmp/TAG.d.
+run_levels() {
+	local tag=$1 args=$2 l i=0 a b
+	shift 2
+	a=$(levels $dev)
+	for l in "$@"; do
+		i=$((i + 1))
+		# shellcheck disable=SC2086
+		fio_bg "$tmp/$tag.$i" $l --name=r$i $args --runtime=10 --ramp_time=2
+	done
+	wait
+	b=$(levels $dev)
+	for l in $(printf '%s\n' "$@" | sort -u); do
+		printf '%s:%s ' $l "$(delta "$a" "$b" $l dispatched)"
+	done >"$tmp/$tag.d"
+	for ((l = 1; l <= i; l++)); do
+		awk -F';' '$1 == 3 { printf "%d ", $8 }' "$tmp/$tag.$l"
+	done
+}
+
+# judge_16_11_6 WHAT TAG A B C: WHAT (readers at levels 15, 10 and 5 that
+# did A, B and C IOPS in run TAG) get ordered shares, each within 25 % of
+# 16:11:6.
+judge_16_11_6() {
+	local what=$1 tag=$2 a=$3 b=$4 c=$5 shares
+	# Each reader's share of the three, scaled to 33 (16 + 11 + 6).
+	shares=$(awk -v a=$a -v b=$b -v c=$c 'BEGIN { t = a + b + c
+		if (t) printf "%.1f:%.1f:%.1f", a * 33 / t, b * 33 / t, c * 33 / t }')
+	if [ "$c" -gt 0 ] && [ "$a" -gt "$b" ] && [ "$b" -gt "$c" ] &&
+		awk -v a=$a -v b=$b -v c=$c 'BEGIN { t = a + b + c
+			exit !(a * 33 / t >= 16 * 0.75 && a * 33 / t <= 16 * 1.25 &&
+			       b * 33 / t >= 11 * 0.75 && b * 33 / t <= 11 * 1.25 &&
+			       c * 33 / t >= 6 * 0.75 && c * 33 / t <= 6 * 1.25) }'; then
+		pass "$what get 16:11:6 within 25% ($a : $b : $c IOPS -> $shares)"
+	else
+		fail "$what get 16:11:6 within 25%" \
+			"IOPS $a : $b : $c -> ${shares:-none}" "dispatched $(cat "$tmp/$tag.d")"
+	fi
+}
