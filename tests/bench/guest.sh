@@ -278,7 +278,7 @@ def p2(top, cfg, name, tol):
         t = float(tol)
         bench('P2 %s-share-error' % name, worst, '%.3f', '<=%.2f' % t, lambda x: x <= t)
     else:
-        print('  %-12s share error %s: not judged, the device is not saturated' % ('cfq-prio', f(worst, '%.3f')))
+        print('  %-12s share error %s: not judged, the readers do not ask for more slots than the device has' % ('cfq-prio', f(worst, '%.3f')))
     if 'three' in cfg:
         flat = None
         for d in runs(top, 'p2-%s-' % cfg.replace('three', 'flat')):
@@ -789,6 +789,19 @@ p2_run() { # CFG SCHED DEPTH LEVEL...
 	keep
 }
 
+# p2_mix PREFIX DEPTH: readers at levels 15, 10 and 5 under each scheduler
+# (runs PREFIXthree-dDEPTH), then the same readers at level 10 under
+# cfq-prio (PREFIXflat-dDEPTH).
+p2_mix() {
+	local s
+	for s in "${SCHEDS[@]}"; do
+		note "P2 $DEV 15:10:5 depth $2 $s"
+		p2_run "$1three-d$2" "$s" "$2" 15 10 5
+	done
+	note "P2 $DEV 15:10:5 depth $2: the same readers at one level"
+	p2_run "$1flat-d$2" cfq-prio "$2" 10 10 10
+}
+
 p2() {
 	local s d tol t0=$(date +%s) SLOW_NR_REQUESTS=default
 	DEV=slow
@@ -804,15 +817,11 @@ p2() {
 		done
 		an p2 "$WORK" pair-d$d 19:1-d$d $tol | tee -a "$REPORT"
 		say "  levels 15, 10 and 5, depth $d each (want 16:11:6 within $tol):"
-		for s in "${SCHEDS[@]}"; do
-			note "P2 15:10:5 depth $d $s"
-			p2_run three-d$d "$s" $d 15 10 5
-		done
-		note "P2 15:10:5 depth $d: the same readers at one level"
-		p2_run flat-d$d cfq-prio $d 10 10 10
+		p2_mix "" $d
 		an p2 "$WORK" three-d$d 15:10:5-d$d $tol | tee -a "$REPORT"
 	done
 	p2_deep
+	p2_fill
 	took $t0
 }
 
@@ -821,18 +830,35 @@ p2() {
 # its own pace, and the shares are shown but not judged; the mix must not
 # lose throughput against one level.
 p2_deep() {
-	local s d
+	local d
 	DEV=deep
 	say "  on 'deep' at its default nr_requests and slice_idle_us ($(use deep cfq-prio && cat /sys/block/deep/queue/iosched/slice_idle_us)): levels 15, 10 and 5 (shares shown, not judged; want the mix >= 0.85 of one level):"
 	for d in $P2_DEPTHS; do
-		for s in "${SCHEDS[@]}"; do
-			note "P2 deep 15:10:5 depth $d $s"
-			p2_run deep-three-d$d "$s" $d 15 10 5
-		done
-		note "P2 deep 15:10:5 depth $d: the same readers at one level"
-		p2_run deep-flat-d$d cfq-prio $d 10 10 10
+		p2_mix deep- $d
 		an p2 "$WORK" deep-three-d$d 15:10:5-deep-d$d - | tee -a "$REPORT"
 	done
+	DEV=slow
+}
+
+# p2_fill: readers that fill a device of many slots: 'fill' has 32 slots,
+# like 'deep', but 4 ms completions, so that the device and not the emulated
+# CPU limits them (8000 requests a second at most).  Readers at depth 16
+# want 48 (15:10:5) or 32 (19:1) of its slots at its default nr_requests and
+# slice_idle_us (0); the shares of 15:10:5, where the readers ask for more
+# slots than there are, are judged as on 'slow' at depth 16.  19:1 is
+# shown: two readers that keep 16 requests in flight each fit in the 32
+# slots, and a scheduler that does not idle lets each go at its own pace.
+p2_fill() {
+	local s d=16
+	DEV=fill
+	say "  on 'fill' (32 slots, 4 ms) at its default nr_requests ($(cat /sys/block/fill/queue/nr_requests)) and slice_idle_us ($(use fill cfq-prio && cat /sys/block/fill/queue/iosched/slice_idle_us)), depth $d each: levels 15, 10 and 5 (want 16:11:6 within 0.10), then 19 and 1 (shown):"
+	p2_mix fill- $d
+	an p2 "$WORK" fill-three-d$d 15:10:5-fill-d$d 0.10 | tee -a "$REPORT"
+	for s in "${SCHEDS[@]}"; do
+		note "P2 fill 19:1 depth $d $s"
+		p2_run fill-two-d$d "$s" $d 19 1
+	done
+	an p2 "$WORK" fill-two-d$d 19:1-fill-d$d - | tee -a "$REPORT"
 	DEV=slow
 }
 
@@ -1173,7 +1199,8 @@ say "guest CPU probe (a fixed shell loop; higher = slower, e.g. a loaded host): 
 
 if ! nullb_create fast irqmode=1 hw_queue_depth=64 submit_queues=1 size=65536 ||
 	! nullb_create slow irqmode=2 completion_nsec=1000000 hw_queue_depth=2 size=1024 ||
-	! nullb_create deep irqmode=2 completion_nsec=1000000 hw_queue_depth=32 size=1024; then
+	! nullb_create deep irqmode=2 completion_nsec=1000000 hw_queue_depth=32 size=1024 ||
+	! nullb_create fill irqmode=2 completion_nsec=4000000 hw_queue_depth=32 size=1024; then
 	say "error: cannot create the null_blk devices"
 	exit 1
 fi
@@ -1186,7 +1213,7 @@ SCHEDS=("${avail[@]}")
 use slow cfq-prio
 say "schedulers: ${SCHEDS[*]} (default tunables); cfq-prio: $(cd /sys/block/slow/queue/iosched && for t in *; do printf '%s=%s ' "$t" "$(cat "$t")"; done)"
 use slow bfq && say "bfq: $(cd /sys/block/slow/queue/iosched && for t in slice_idle low_latency; do printf '%s=%s ' "$t" "$(cat "$t")"; done)"
-say "devices: fast (null_blk irqmode=1, depth 64, nr_requests $(cat /sys/block/fast/queue/nr_requests)); slow (irqmode=2, 1 ms, depth 2, nr_requests $SLOW_NR_REQUESTS unless a section says otherwise, none: 2); deep (irqmode=2, 1 ms, depth 32, nr_requests $(cat /sys/block/deep/queue/nr_requests))"
+say "devices: fast (null_blk irqmode=1, depth 64, nr_requests $(cat /sys/block/fast/queue/nr_requests)); slow (irqmode=2, 1 ms, depth 2, nr_requests $SLOW_NR_REQUESTS unless a section says otherwise, none: 2); deep (irqmode=2, 1 ms, depth 32, nr_requests $(cat /sys/block/deep/queue/nr_requests)); fill (irqmode=2, 4 ms, depth 32, nr_requests $(cat /sys/block/fill/queue/nr_requests))"
 
 for p in p1 p2 p3 p4 p5 p6 p7; do
 	P=${p^^}
@@ -1202,4 +1229,5 @@ say "summary: $(grep -c '^bench: .* met$' "$REPORT") met, $(grep -c '^bench: .* 
 nullb_remove fast
 nullb_remove slow
 nullb_remove deep
+nullb_remove fill
 [ $ERRORS -eq 0 ] && ! grep -q '^bench: .* n/a$' "$REPORT"
