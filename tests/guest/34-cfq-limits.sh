@@ -9,8 +9,9 @@
 # scheduler's debugfs 'levels' file and the tags in use from blk-mq's
 # sched_tags.  A control run of the same load under mq-deadline, which has
 # no such limit for reads, shows that the flood would otherwise take every
-# slot and make the reader wait.  The first reads of the reader may wait:
-# the flood holds every slot before the reader is present.
+# slot and make the reader wait.  The reader's first reads may wait: the
+# flood holds every slot before the reader is present, and drains to its
+# limit only as level 1 is served.  The window judged starts once it has.
 . "$CFQ_SRC/tests/lib.sh"
 . "$CFQ_SRC/tests/guest/common.sh"
 . "$CFQ_SRC/tests/guest/cfq-common.sh"
@@ -28,50 +29,67 @@ sched=/sys/kernel/debug/block/$dev/sched
 tags=/sys/kernel/debug/block/$dev/hctx0/sched_tags
 secs=6
 
-# reader: the level-19 reader, dd doing 4 KiB direct reads one at a time for
-# $secs s, traced; prints its IOPS.  It runs long enough for the 0.5 s
-# samples of flood_run to see the flood drained down to its limit.
-# It only switches the recording on and off: the events stay enabled from
-# before the first load to after the last (trace_events below).
-reader() {
-	local n
+# The level-19 reader: dd doing 4 KiB direct reads one at a time, traced.
+# With $think set, a reader that thinks that long (ms) after each read
+# instead: fio, run as 'thinker' so that its trace is told from the
+# flood's.  It only switches the recording on and off: the events stay
+# enabled from before the first load to after the last (trace_events
+# below).  The judged window starts at a trace marker, written once the
+# flood has drained to its bound (reader_mark), and lasts $secs s.
+think=
+cp "$(command -v fio)" "$tmp/thinker"
+reader_start() {
 	echo 0 >$TRACEFS/tracing_on
 	echo >$TRACEFS/trace
 	echo 1 >$TRACEFS/tracing_on
-	rm -f "$tmp/dd-done"
-	ioprio -n 19 -- timeout -s INT $secs dd if=/dev/$dev of=/dev/null bs=4k count=1000000 \
-		iflag=direct status=none
-	touch "$tmp/dd-done"
+	if [ -z "$think" ]; then
+		ioprio -n 19 -- timeout 120 dd if=/dev/$dev of=/dev/null bs=4k count=10000000 \
+			iflag=direct status=none &
+	else
+		ioprio -n 19 -- "$tmp/thinker" --name=think --filename=/dev/$dev --direct=1 \
+			--ioengine=psync --rw=randread --bs=4k --size=1G --thinktime=$((think * 1000)) \
+			--time_based --runtime=120 >/dev/null &
+	fi
+	READER=$!
+}
+reader_mark() {
+	echo cfq-drained >$TRACEFS/trace_marker
+}
+# reader_stop: ends dd; the trace of the window goes to $tmp/trace and the
+# reader's IOPS in it to $tmp/iops.
+reader_stop() {
+	kill $READER 2>/dev/null
+	wait $READER 2>/dev/null
 	echo 0 >$TRACEFS/tracing_on
-	trace_lines | grep -E ' \[dd\]$|sched_switch prev_comm=dd ' >"$tmp/trace"
-	n=$(grep -c ' getrq ' "$tmp/trace")
-	echo $((n / secs))
+	trace_lines | grep -E ' \[(dd|thinker)\]$|sched_switch prev_comm=(dd|thinker) |tracing_mark_write cfq-drained' |
+		sed -n '/tracing_mark_write cfq-drained/,$p' >"$tmp/trace"
+	echo $(($(grep -c ' getrq ' "$tmp/trace") / secs)) >"$tmp/iops"
 }
 
-# waits: how many of the reader's reads after its first $warm slept between
+# waits: how many of the reader's reads in the window slept between
 # bio_queue and getrq (waited for a request), out of how many, and the
 # longest bio_queue to getrq time in ms.
-warm=10
 waits() {
-	awk -v warm=$warm '$2 == "bio_queue" { q = $1; slept = 0 }
+	awk '$2 == "bio_queue" { q = $1; slept = 0 }
 		$2 == "sched_switch" && q != "" && / prev_state=D/ { slept = 1 }
-		$2 == "getrq" && q != "" && ++seen <= warm { q = ""; next }
-		$2 == "getrq" && q != "" { w = ($1 - q) * 1000; n++; if (w > max) max = w
+		$2 == "getrq" && q != "" { n++; d = ($1 - q) * 1000; if (d > max) max = d
 			waited += slept; q = "" }
 		END { printf "%d %d %.1f\n", waited, n, max }' "$tmp/trace"
 }
 
 # flood_run: $procs level-1 readers of depth 64 each; after 2 s the reader
-# runs, and the device is sampled every 0.5 s meanwhile.  The flood took
-# every slot before the reader was present, and gives them back only as its
-# old requests are served (its share is 2 of 22, and a queue serves in
-# sector order, so new requests may go first): the samples count from the
-# first one at or below $bound on, and show whether the flood can take
-# slots again.  Prints the most slots level 1 held, the most tags in use,
-# the samples that counted and the requests level 1 completed meanwhile;
-# the reader's IOPS go to $tmp/iops and its trace to $tmp/trace.
+# starts.  The flood took every slot before the reader was present, and
+# gives them back only as its old requests are served (its share is 2 of
+# 22, and a queue serves in sector order, so new requests may go first):
+# the window starts at the first sample, every 0.5 s, at or below $bound
+# (after $drain s at the latest), and shows whether the flood can take
+# slots again.
+# Prints the most slots level 1 held in the window, the most tags in use,
+# the samples in it, the requests level 1 completed from the reader's start
+# and the seconds the drain took (-1: it did not).
+drain=15
 flood_run() {
-	local flood maxslots=0 maxbusy=0 s b c0 c judged=0
+	local flood maxslots=0 maxbusy=0 s b c0 c judged=0 t0 t drained=-1 win=0
 	fio_bg "$tmp/flood" 1 --name=flood --filename=/dev/$dev --direct=1 --ioengine=libaio \
 		--rw=randread --bs=4k --size=4G --iodepth=64 --numjobs=$procs \
 		--time_based --runtime=120
@@ -81,26 +99,34 @@ flood_run() {
 	sleep 2
 	c0=0 c=0
 	[ ! -f $sched/levels ] || c0=$(counter "$(levels $dev)" 1 completed)
-	reader >"$tmp/iops" &
-	while kill -0 $! 2>/dev/null; do
+	reader_start
+	t0=$(date +%s%N)
+	while :; do
 		sleep 0.5
-		# Only while dd reads: the flood takes the slots back after.
-		[ ! -e "$tmp/dd-done" ] || continue
-		s=0 c=0
+		s=0
 		if [ -f $sched/levels ]; then
 			set -- "$(levels $dev)"
 			s=$(counter "$1" 1 held) c=$(counter "$1" 1 completed)
 		fi
 		b=$(sed -n 's/^busy=//p' $tags)
-		[ ! -e "$tmp/dd-done" ] || continue
-		[ "$judged" -gt 0 ] || [ "$s" -le "$bound" ] || continue
+		t=$((($(date +%s%N) - t0) / 1000000))
+			if [ $win -eq 0 ]; then
+			# Without a drain, the window shows what the reader met.
+			[ "$s" -le "$bound" ] || [ $t -ge $((drain * 1000)) ] || continue
+			[ "$s" -gt "$bound" ] || drained=$t
+			reader_mark
+			win=1 t0=$(date +%s%N) t=0
+		fi
 		judged=$((judged + 1))
 		[ "$s" -le $maxslots ] || maxslots=$s
 		[ "$b" -le $maxbusy ] || maxbusy=$b
+		[ $t -lt $((secs * 1000)) ] || break
 	done
+	reader_stop
 	kill $flood
 	wait
-	echo "$maxslots $maxbusy $judged $((c - c0))"
+	[ $drained -lt 0 ] || drained=$(printf '%d.%d' $((drained / 1000)) $((drained % 1000 / 100)))
+	echo "$maxslots $maxbusy $judged $((c - c0)) $drained"
 }
 
 # trace_events: enable the reader's events once, while nothing runs.  Under
@@ -110,12 +136,16 @@ flood_run() {
 # an oops that ended the suite.
 trace_events() {
 	trace_start $dev block_bio_queue block_getrq
-	echo 'prev_comm == "dd"' >$TRACEFS/events/sched/sched_switch/filter
+	echo 'prev_comm == "dd" || prev_comm == "thinker"' >$TRACEFS/events/sched/sched_switch/filter
 	echo 1 >$TRACEFS/events/sched/sched_switch/enable
 	echo 0 >$TRACEFS/tracing_on
 }
 trace_events
-alone=$(reader)
+reader_start
+reader_mark
+sleep $secs
+reader_stop
+alone=$(cat "$tmp/iops")
 set -- $(waits)
 echo "# alone: $alone IOPS; waits $*"
 
@@ -149,27 +179,51 @@ limits() {
 	# The rule, under cfq-prio.
 	sched_set $dev cfq-prio && echo $nr >/sys/block/$dev/queue/nr_requests
 	set -- $(flood_run)
-	slots=$1 busy=$2 judged=$3 served=$4 iops=$(cat "$tmp/iops")
+	slots=$1 busy=$2 judged=$3 served=$4 drained=$5 iops=$(cat "$tmp/iops")
 	set -- $(waits)
 	slow=$1 n=$2 max=$3
 	# With 4 tags, the reader's own and a flood at its bound fill them all.
-	if [ "$judged" -gt 0 ] && [ "$slots" -le $bound ] && { [ $nr -lt 16 ] || [ "$busy" -lt $nr ]; }; then
-		pass "at nr_requests $nr, under a level-19 reader a level-1 flood of $procs processes holds at most max(1, round($nr x 2 / 22)) + 1 + $procs = $bound slots (at most $slots; $busy of $nr tags in use, in $judged samples from the first at or below the bound on)"
+	if [ "$drained" != -1 ] && [ "$slots" -le $bound ] && { [ $nr -lt 16 ] || [ "$busy" -lt $nr ]; }; then
+		pass "at nr_requests $nr, under a level-19 reader a level-1 flood of $procs processes holds at most max(1, round($nr x 2 / 22)) + 1 + $procs = $bound slots (at most $slots; $busy of $nr tags in use, in $judged samples over ${secs} s from the first at or below the bound on, ${drained} s after the reader started; level 1 completed $served requests)"
 	else
 		fail "at nr_requests $nr, under a level-19 reader a level-1 flood of $procs processes holds at most max(1, round($nr x 2 / 22)) + 1 + $procs = $bound slots" \
 			"level-1 slots at most $slots; tags in use at most $busy of $nr" \
-			"$judged samples from the first at or below $bound on; level 1 completed $served requests while the reader ran"
+			"$judged samples in $secs s from the first at or below $bound on or from $drain s on (drained after $drained s, -1: not within $drain s); level 1 completed $served requests from the reader's start"
 	fi
-	if [ "$n" -ge 100 ] && [ "$slow" -eq 0 ]; then
-		pass "at nr_requests $nr, a level-19 reader never waits for a slot under a level-1 flood after its first $warm reads ($n reads; longest bio to request $max ms; $iops IOPS against $alone alone, $ctl_iops under mq-deadline)"
+	if [ "$drained" != -1 ] && [ "$n" -ge 100 ] && [ "$slow" -eq 0 ]; then
+		pass "at nr_requests $nr, a level-19 reader never waits for a slot under a level-1 flood held to its bound ($n reads in ${secs} s; longest bio to request $max ms; $iops IOPS against $alone alone, $ctl_iops under mq-deadline)"
 	else
-		fail "at nr_requests $nr, a level-19 reader never waits for a slot under a level-1 flood after its first $warm reads" \
-			"$slow of $n reads waited for a request (longest $max ms)" \
+		fail "at nr_requests $nr, a level-19 reader never waits for a slot under a level-1 flood held to its bound" \
+			"$slow of $n reads waited for a request (longest $max ms); flood drained after $drained s (-1: not within $drain s)" \
 			"$iops IOPS against $alone alone, $ctl_iops under mq-deadline"
 	fi
 }
 limits 64
 limits 4
+
+# A level-19 process that reads a block now and then (every 40 ms) holds
+# no slot between its reads: S9 still counts its level present then, so
+# the flood stays at its bound and the read finds a slot free, every time.
+thinking() {
+	local nr=64 limit bound slots busy judged served drained iops slow n max
+	limit=$(((nr * 2 * 2 + 22) / 44))
+	bound=$((limit + 1 + procs))
+	sched_set $dev cfq-prio && echo $nr >/sys/block/$dev/queue/nr_requests
+	think=40
+	set -- $(flood_run)
+	think=
+	slots=$1 busy=$2 judged=$3 served=$4 drained=$5 iops=$(cat "$tmp/iops")
+	set -- $(waits)
+	slow=$1 n=$2 max=$3
+	if [ "$drained" != -1 ] && [ "$n" -ge 50 ] && [ "$slow" -eq 0 ] && [ "$slots" -le $bound ]; then
+		pass "at nr_requests $nr, a level-19 process that reads a block every 40 ms never waits for a slot under a level-1 flood, which stays at its bound of $bound ($n reads in $secs s, longest bio to request $max ms; level 1 held at most $slots slots, drained $drained s after the reader started)"
+	else
+		fail "at nr_requests $nr, a level-19 process that reads a block every 40 ms never waits for a slot under a level-1 flood, which stays at its bound of $bound" \
+			"$slow of $n reads waited for a request (longest $max ms)" \
+			"level-1 slots at most $slots; tags in use at most $busy of $nr; flood drained after $drained s (-1: not within $drain s)"
+	fi
+}
+thinking
 trace_stop
 
 # --- S9 never strands an allocation it limits.  A level-10 writer at depth
