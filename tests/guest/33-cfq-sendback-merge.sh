@@ -64,11 +64,13 @@ check "the level-10 writer's data reads back intact (fio verify) without seeks" 
 
 # --- S7: an idle writer (verified), in rounds of 16 requests that wait on
 # the dispatch list behind a hardware queue of 2, and a level-10 reader that
-# reads every 30 ms: each of its arrivals sends the listed idle requests back.
+# reads every 150 ms: each of its arrivals sends the listed idle requests
+# back.  Idle has one request slot while level 10 is present, for 100 ms
+# after its last read (S9): only after that does it queue enough to list.
 tunable $dev idle_quantum 16
 tunable $dev idle_quantum_io 1024
 tunable $dev grace_idle_ms 10
-sendback_run 10 30000 0 32M 8M
+sendback_run 10 150000 0 32M 8M
 if [ "$n" -gt 0 ]; then
 	pass "non-idle arrivals send listed idle requests back (sent_back $n)"
 else
