@@ -55,8 +55,8 @@ reader_start() {
 reader_mark() {
 	echo cfq-drained >$TRACEFS/trace_marker
 }
-# reader_stop: ends dd; the trace of the window goes to $tmp/trace and the
-# reader's IOPS in it to $tmp/iops.
+# reader_stop: ends the reader (dd or the thinking fio); the trace of the
+# window goes to $tmp/trace and the reader's IOPS in it to $tmp/iops.
 reader_stop() {
 	kill $READER 2>/dev/null
 	wait $READER 2>/dev/null
@@ -68,13 +68,22 @@ reader_stop() {
 
 # waits: how many of the reader's reads in the window slept between
 # bio_queue and getrq (waited for a request), out of how many, and the
-# longest bio_queue to getrq time in ms.
+# longest bio_queue to getrq time in ms; then how many reads came more than
+# $away ms after the reader's previous allocation (its getrq), and how many
+# of those waited.  S9 counts a level present for 100 ms after its last
+# allocation: after a longer gap the flood may take every slot, and a read
+# that then waits is not one S9 promised a slot.  Such gaps come from the
+# guest's CPUs, which the flood's processes keep busy under emulation: the
+# reader is runnable and not run (a read waited 2.7 ms after a gap of
+# 131 ms, in 1 of 24 runs at 4 slots).  $away leaves a jiffy of slack.
+away=90
 waits() {
-	awk '$2 == "bio_queue" { q = $1; slept = 0 }
+	awk -v away=$away '$2 == "bio_queue" { q = $1; slept = 0; late = g != "" && ($1 - g) * 1000 > away }
 		$2 == "sched_switch" && q != "" && / prev_state=D/ { slept = 1 }
 		$2 == "getrq" && q != "" { n++; d = ($1 - q) * 1000; if (d > max) max = d
-			waited += slept; q = "" }
-		END { printf "%d %d %.1f\n", waited, n, max }' "$tmp/trace"
+			if (late) { nlate++; wlate += slept } else waited += slept
+			g = $1; q = "" }
+		END { printf "%d %d %.1f %d %d\n", waited, n, max, nlate, wlate }' "$tmp/trace"
 }
 
 # flood_run: $procs level-1 readers of depth 64 each; after 2 s the reader
@@ -149,13 +158,19 @@ alone=$(cat "$tmp/iops")
 set -- $(waits)
 echo "# alone: $alone IOPS; waits $*"
 
-# limits NR: the control and the rule at nr_requests NR.
-limits() {
-	local nr=$1 ctl_busy ctl_iops ctl_slow ctl_n ctl_max slots busy iops slow n max limit bound
-	# The reader holds one slot at most, which the flood may use too.
-	limit=$(((nr * 2 * 2 + 22) / 44))
+# bound NR: the most slots the flood may hold at nr_requests NR, in $bound.
+# The reader holds one slot at most, which the flood may use too, and each
+# flood process may hold one that it allocated before the reader's.
+bound() {
+	local limit=$((($1 * 2 * 2 + 22) / 44))
 	[ $limit -ge 1 ] || limit=1
 	bound=$((limit + 1 + procs))
+}
+
+# limits NR: the control and the rule at nr_requests NR.
+limits() {
+	local nr=$1 ctl_busy ctl_iops ctl_slow ctl_n ctl_max slots busy iops slow n max late wlate bound
+	bound $nr
 	# Control: the same load under mq-deadline.
 	sched_set $dev mq-deadline && echo $nr >/sys/block/$dev/queue/nr_requests
 	set -- $(flood_run)
@@ -181,7 +196,7 @@ limits() {
 	set -- $(flood_run)
 	slots=$1 busy=$2 judged=$3 served=$4 drained=$5 iops=$(cat "$tmp/iops")
 	set -- $(waits)
-	slow=$1 n=$2 max=$3
+	slow=$1 n=$2 max=$3 late=$4 wlate=$5
 	# With 4 tags, the reader's own and a flood at its bound fill them all.
 	if [ "$drained" != -1 ] && [ "$slots" -le $bound ] && { [ $nr -lt 16 ] || [ "$busy" -lt $nr ]; }; then
 		pass "at nr_requests $nr, under a level-19 reader a level-1 flood of $procs processes holds at most max(1, round($nr x 2 / 22)) + 1 + $procs = $bound slots (at most $slots; $busy of $nr tags in use, in $judged samples over ${secs} s from the first at or below the bound on, ${drained} s after the reader started; level 1 completed $served requests)"
@@ -190,22 +205,14 @@ limits() {
 			"level-1 slots at most $slots; tags in use at most $busy of $nr" \
 			"$judged samples in $secs s from the first at or below $bound on or from $drain s on (drained after $drained s, -1: not within $drain s); level 1 completed $served requests from the reader's start"
 	fi
-	# At 4 slots the reader waited once in about 4,500 reads (7.8 and
-	# 22.4 ms) in 2 of about 20 runs; a flood at its limit and the
-	# reader's one slot leave a slot free, so what took it is not known
-	# yet.  There the check allows one wait in 1,000 reads; at 64, none.
-	local most=0
-	[ $nr -ge 16 ] || most=$((n / 1000))
-	if [ "$drained" != -1 ] && [ "$n" -ge 100 ] && [ "$slow" -le $most ]; then
-		pass "at nr_requests $nr, a level-19 reader $(waits_at_most $most) for a slot under a level-1 flood held to its bound ($slow of $n reads in ${secs} s; longest bio to request $max ms; $iops IOPS against $alone alone, $ctl_iops under mq-deadline)"
+	if [ "$drained" != -1 ] && [ "$n" -ge 100 ] && [ "$slow" -eq 0 ]; then
+		pass "at nr_requests $nr, a level-19 reader, while present, never waits for a slot under a level-1 flood held to its bound ($slow of $n reads in ${secs} s; longest bio to request $max ms; $late reads more than $away ms after the previous, $wlate of them waited; $iops IOPS against $alone alone, $ctl_iops under mq-deadline)"
 	else
-		fail "at nr_requests $nr, a level-19 reader $(waits_at_most $most) for a slot under a level-1 flood held to its bound" \
+		fail "at nr_requests $nr, a level-19 reader, while present, never waits for a slot under a level-1 flood held to its bound" \
 			"$slow of $n reads waited for a request (longest $max ms); flood drained after $drained s (-1: not within $drain s)" \
+			"not counted: $late reads more than $away ms after the previous ($wlate waited)" \
 			"$iops IOPS against $alone alone, $ctl_iops under mq-deadline"
 	fi
-}
-waits_at_most() {
-	if [ "$1" -eq 0 ]; then echo "never waits"; else echo "waits in at most 1 of 1,000 reads"; fi
 }
 limits 64
 limits 4
@@ -214,18 +221,17 @@ limits 4
 # no slot between its reads: S9 still counts its level present then, so
 # the flood stays at its bound and the read finds a slot free, every time.
 thinking() {
-	local nr=64 limit bound slots busy judged served drained iops slow n max
-	limit=$(((nr * 2 * 2 + 22) / 44))
-	bound=$((limit + 1 + procs))
+	local nr=64 bound slots busy judged served drained iops slow n max late
+	bound $nr
 	sched_set $dev cfq-prio && echo $nr >/sys/block/$dev/queue/nr_requests
 	think=40
 	set -- $(flood_run)
 	think=
 	slots=$1 busy=$2 judged=$3 served=$4 drained=$5 iops=$(cat "$tmp/iops")
 	set -- $(waits)
-	slow=$1 n=$2 max=$3
+	slow=$1 n=$2 max=$3 late=$4
 	if [ "$drained" != -1 ] && [ "$n" -ge 50 ] && [ "$slow" -eq 0 ] && [ "$slots" -le $bound ]; then
-		pass "at nr_requests $nr, a level-19 process that reads a block every 40 ms never waits for a slot under a level-1 flood, which stays at its bound of $bound ($n reads in $secs s, longest bio to request $max ms; level 1 held at most $slots slots, drained $drained s after the reader started)"
+		pass "at nr_requests $nr, a level-19 process that reads a block every 40 ms never waits for a slot under a level-1 flood, which stays at its bound of $bound ($n reads in $secs s, longest bio to request $max ms, $late more than $away ms after the previous; level 1 held at most $slots slots, drained $drained s after the reader started)"
 	else
 		fail "at nr_requests $nr, a level-19 process that reads a block every 40 ms never waits for a slot under a level-1 flood, which stays at its bound of $bound" \
 			"$slow of $n reads waited for a request (longest $max ms)" \
