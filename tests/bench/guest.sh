@@ -25,7 +25,8 @@
 #         request, two at a time (P2..P5).  P2 runs at each scheduler's
 #         default nr_requests (the block layer's 4; cfq-prio asks for 64),
 #         with readers of depth 1 (psync), 4 and 16; P4 at the default, at
-#         2 and at 128; P3 and P5 at 128 (none has no scheduler tags: it
+#         4 (the fewest the block layer takes: it turns a smaller
+#         nr_requests into BLKDEV_MIN_RQ, 4) and at 128; P3 and P5 at 128 (none has no scheduler tags: it
 #         keeps 2);
 #   deep  the same with hw_queue_depth=32, at its default nr_requests (64):
 #         P4 with busy readers of depth 16;
@@ -574,6 +575,8 @@ use() {
 	if [ "$dev" = slow ] && [ "$s" != none ] && [ "$SLOW_NR_REQUESTS" != default ]; then
 		{ echo $SLOW_NR_REQUESTS >"/sys/block/$dev/queue/nr_requests"; } 2>/dev/null ||
 			note "cannot set nr_requests on $dev for $s"
+		[ "$(cat "/sys/block/$dev/queue/nr_requests")" = "$SLOW_NR_REQUESTS" ] ||
+			note "nr_requests on $dev for $s is $(cat "/sys/block/$dev/queue/nr_requests"), not $SLOW_NR_REQUESTS"
 	fi
 	return 0
 }
@@ -900,7 +903,7 @@ P4_PHASE=1.5 P4_PHASES=16 P4_SKIP=200
 p4() {
 	local t0=$(date +%s)
 	p4_at slow default 4
-	p4_at slow 2 4
+	p4_at slow 4 4
 	p4_at slow 128 4
 	p4_at deep default 16
 	took $t0
