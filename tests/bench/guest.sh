@@ -330,8 +330,8 @@ def pct(xs, p):
 
 def p4(top, nrq):
     rc = None
-    print('  %-12s %26s %26s %7s %11s  %s' % ('scheduler', 'idle: I/Os  p50  p99 (us)', 'busy: I/Os  p50  p99 (us)',
-                                        'p99 x', 'turns p99 x', 'busy readers, busy turns'))
+    print('  %-12s %26s %26s %7s %11s %10s  %s' % ('scheduler', 'idle: I/Os  p50  p99 (us)', 'busy: I/Os  p50  p99 (us)',
+                                        'p99 x', 'turns p99 x', 'x 1st idle', 'busy readers, busy turns'))
     for d in runs(top, 'p4-%s-' % nrq):
         s = rd(os.path.join(d, 'sched'))
         skip = int(rd(os.path.join(d, 'skip'), '0'))
@@ -370,6 +370,11 @@ def p4(top, nrq):
         b50, b99 = pct(lat['busy'], 50), pct(lat['busy'], 99)
         pooled = b99 / i99 if i99 else None
         ratio = statistics.median(pairs) if pairs else None
+        # Against the first turn, before the busy readers ever ran: in the
+        # later idle turns a scheduler may still hold their requests
+        # (strict real time starves them), so those turns are not idle.
+        first = pct(sorted(per[0]), 99) if phases and phases[0][0] == 'idle' and per[0] else None
+        vs_first = b99 / first if first else None
         # the busy readers' bytes over the busy turns
         bg = '-'
         try:
@@ -388,8 +393,8 @@ def p4(top, nrq):
             bg = '%.0f IOPS' % (tot / 4096 / secs)
         except (OSError, ValueError, ZeroDivisionError, IndexError):
             pass
-        print('  %-12s %8d %7.0f %8.0f  %8d %7.0f %8.0f  %7s %11s  %s' % (s, len(lat['idle']), i50, i99,
-              len(lat['busy']), b50, b99, f(pooled, '%.2f'), f(ratio, '%.2f'), bg))
+        print('  %-12s %8d %7.0f %8.0f  %8d %7.0f %8.0f  %7s %11s %10s  %s' % (s, len(lat['idle']), i50, i99,
+              len(lat['busy']), b50, b99, f(pooled, '%.2f'), f(ratio, '%.2f'), f(vs_first, '%.2f'), bg))
         val('P4 rt-p99-busy/idle-%s' % nrq, s, ratio)
         if s == 'cfq-prio':
             rc = ratio
@@ -914,7 +919,7 @@ p4_at() { # DEV NR_REQUESTS DEPTH
 	section "P4 RT latency on '$DEV' at nr_requests $2: a real time reader (psync, depth 1; cfq-prio level 20, mainline ionice -c1) while 8 readers" \
 		"(libaio depth $depth each, level 10 / BE4) are alternately stopped (idle device) and running (busy), $P4_PHASES turns of $P4_PHASE s;" \
 		"completion latency (fio clat) of the RT reader, first $P4_SKIP ms of each turn left out;" \
-		"'p99 x': busy p99 / idle p99 over all turns; 'turns p99 x': the median over the busy turns of busy p99 / p99 of the idle turn before (the verdict)"
+		"'p99 x': busy p99 / idle p99 over all turns; 'turns p99 x': the median over the busy turns of busy p99 / p99 of the idle turn before (the verdict); 'x 1st idle': busy p99 / p99 of the first turn, before the busy readers first ran (shown)"
 	for s in "${SCHEDS[@]}"; do
 		note "P4 $cfg $s"
 		newrun "p4-$cfg-$s" "$s"
