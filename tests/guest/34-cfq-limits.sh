@@ -175,8 +175,9 @@ limits() {
 	sched_set $dev mq-deadline && echo $nr >/sys/block/$dev/queue/nr_requests
 	set -- $(flood_run)
 	ctl_busy=$2 ctl_iops=$(cat "$tmp/iops")
+	# Every wait counts here, however long the reader was away before it.
 	set -- $(waits)
-	ctl_slow=$1 ctl_n=$2 ctl_max=$3
+	ctl_slow=$(($1 + $5)) ctl_n=$2 ctl_max=$3
 	# A read waits for a request only when no tag is free: the reader's waits
 	# show that the flood took every slot.  The tags in use, sampled every
 	# 0.5 s, are shown beside them: a sample may catch tags between a
