@@ -26,8 +26,8 @@
 #         default nr_requests (the block layer's 4; cfq-prio asks for 64),
 #         with readers of depth 1 (psync), 4 and 16; P4 at the default, at
 #         4 (the fewest the block layer takes: it turns a smaller
-#         nr_requests into BLKDEV_MIN_RQ, 4) and at 128; P3 and P5 at 128 (none has no scheduler tags: it
-#         keeps 2);
+#         nr_requests into BLKDEV_MIN_RQ, 4) and at 128; P3 and P5 at 128
+#         (none has no scheduler tags: it keeps 2);
 #   deep  the same with hw_queue_depth=32, at its default nr_requests (64):
 #         P4 with busy readers of depth 16;
 #   wb    slow's timing with memory_backed=1 and ext4 on it, at each
@@ -573,15 +573,15 @@ cur_sched() {
 # use DEV SCHED: select the scheduler; on the slow device also raise
 # nr_requests (a scheduler switch resets it).  Builtins only (P6).
 use() {
-	local dev=$1 s=$2
+	local dev=$1 s=$2 nr
 	{ echo "$s" >"/sys/block/$dev/queue/scheduler"; } 2>/dev/null
 	cur_sched "$dev"
 	[ "$CUR" = "$s" ] || { note "cannot select $s on $dev (it runs $CUR)"; return 1; }
 	if [ "$dev" = slow ] && [ "$s" != none ] && [ "$SLOW_NR_REQUESTS" != default ]; then
 		{ echo $SLOW_NR_REQUESTS >"/sys/block/$dev/queue/nr_requests"; } 2>/dev/null ||
 			note "cannot set nr_requests on $dev for $s"
-		[ "$(cat "/sys/block/$dev/queue/nr_requests")" = "$SLOW_NR_REQUESTS" ] ||
-			note "nr_requests on $dev for $s is $(cat "/sys/block/$dev/queue/nr_requests"), not $SLOW_NR_REQUESTS"
+		read -r nr <"/sys/block/$dev/queue/nr_requests"
+		[ "$nr" = "$SLOW_NR_REQUESTS" ] || note "nr_requests on $dev for $s is $nr, not $SLOW_NR_REQUESTS"
 	fi
 	return 0
 }

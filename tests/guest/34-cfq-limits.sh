@@ -158,19 +158,19 @@ alone=$(cat "$tmp/iops")
 set -- $(waits)
 echo "# alone: $alone IOPS; waits $*"
 
-# bound NR: the most slots the flood may hold at nr_requests NR, in $bound.
-# The reader holds one slot at most, which the flood may use too, and each
+# flood_bound NR: the most slots the flood may hold at nr_requests NR.  The
+# reader holds one slot at most, which the flood may use too, and each
 # flood process may hold one that it allocated before the reader's.
-bound() {
+flood_bound() {
 	local limit=$((($1 * 2 * 2 + 22) / 44))
 	[ $limit -ge 1 ] || limit=1
-	bound=$((limit + 1 + procs))
+	echo $((limit + 1 + procs))
 }
 
 # limits NR: the control and the rule at nr_requests NR.
 limits() {
 	local nr=$1 ctl_busy ctl_iops ctl_slow ctl_n ctl_max slots busy iops slow n max late wlate bound
-	bound $nr
+	bound=$(flood_bound $nr)
 	# Control: the same load under mq-deadline.
 	sched_set $dev mq-deadline && echo $nr >/sys/block/$dev/queue/nr_requests
 	set -- $(flood_run)
@@ -223,7 +223,7 @@ limits 4
 # the flood stays at its bound and the read finds a slot free, every time.
 thinking() {
 	local nr=64 bound slots busy judged served drained iops slow n max late
-	bound $nr
+	bound=$(flood_bound $nr)
 	sched_set $dev cfq-prio && echo $nr >/sys/block/$dev/queue/nr_requests
 	think=40
 	set -- $(flood_run)
