@@ -245,16 +245,18 @@ trace_stop
 # --- S9 never strands an allocation it limits.  A level-10 writer at depth
 # 16 shares a memory-backed device of two hardware queues with a real time
 # reader (50 ms think time, so the idle gate stays closed) and two idle
-# readers at depth 8: S9 limits the writer's allocations to an eighth of
-# the slots while real time is present, and the idle requests that wait
-# behind the gate hold slots.  A limited allocation that sleeps must still get a slot when one
-# frees up, on either hardware queue.  aging_ms is 0: only S9 itself may
-# let the writer go on.  Each of the writer's rounds takes a second or two.
+# readers at depth 8, on 16 request slots: while real time is present S9
+# keeps a reserve of 2 of them for it and limits the writer's allocations to
+# the other 14, and the idle requests that wait behind the gate hold slots.
+# A limited allocation that sleeps must still get a slot when one frees up,
+# on either hardware queue.  aging_ms is 0: only S9 itself may let the
+# writer go on.  Each of the writer's rounds takes a second or two.
 stranded() {
 	local d=lim1 rt idle w i rounds=0 t0 slowest=0 stuck= state=
 	if ! nullb_create $d memory_backed=1 size=256 irqmode=2 completion_nsec=200000 \
-		hw_queue_depth=4 submit_queues=2 || ! sched_set $d cfq-prio; then
-		fail "memory-backed null_blk device of two hardware queues running cfq-prio"
+		hw_queue_depth=4 submit_queues=2 || ! sched_set $d cfq-prio ||
+		! echo 16 >/sys/block/$d/queue/nr_requests; then
+		fail "memory-backed null_blk device of two hardware queues running cfq-prio at nr_requests 16"
 		return
 	fi
 	tunable $d aging_ms 0

@@ -38,29 +38,37 @@ j = json.load(open(sys.argv[1]))
 print(int(j["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"] / 1000))' "$1" 2>/dev/null || echo 0
 }
 
-# busy_on DEV: 8 level-19 readers (libaio, depth 4 each) on DEV, started.
-busy_on() {
+# busy_start DEV: 8 level-19 readers (libaio, depth 4 each) on DEV, starting.
+busy_start() {
 	fio_bg "$tmp/busy" 19 --name=busy --filename=/dev/$1 --direct=1 --ioengine=libaio \
 		--rw=randread --bs=4k --size=4G --iodepth=4 --numjobs=8 --time_based --runtime=60
 	busy_pid=$FIO_PID
+}
+
+# busy_on DEV: the same, started and served.
+busy_on() {
+	busy_start "$1"
 	wait_for 40 dispatched $1 19
 	sleep 1
 }
 
-# rt_run TAG: a real time psync reader on $dev for 6 s.  In 2 s of it,
-# after its start-up and ramp, the scheduler's counters ($tmp/TAG.a and
+# rt_run TAG [late]: a real time psync reader on $dev for 6 s (with
+# "late", 7 s, and the busy readers start once it is served).  In 2 s of
+# it, after its start-up and ramp, the scheduler's counters ($tmp/TAG.a and
 # .b) and the block layer's time for each of its requests, from the bio's
 # arrival (tag allocation included) to its completion, in trace events
 # (kept in $tmp/TAG.trace); prints that time's 99th percentile (us).
 # fio's json goes to $tmp/TAG.json.
 rt_run() {
-	local tag=$1 rt a
+	local tag=$1 late=${2:-} rt a ramp=1
+	[ -z "$late" ] || ramp=2
 	a=$(levels $dev)
 	ioprio -n 20 -- fio --output-format=json --output="$tmp/$tag.json" --name=rt $psync \
-		--runtime=5 --ramp_time=1 >/dev/null 2>&1 &
+		--runtime=5 --ramp_time=$ramp >/dev/null 2>&1 &
 	rt=$!
 	wait_for 20 dispatched_more "$a" $dev 20
-	sleep 1.5
+	[ -z "$late" ] || busy_start $dev
+	sleep $ramp.5
 	levels $dev >"$tmp/$tag.a"
 	trace_start $dev block_bio_queue block_rq_insert block_rq_issue block_rq_complete
 	sleep 2
@@ -91,20 +99,27 @@ early() {
 		END { print n + 0, bad + 0, r + 0 }' "$1"
 }
 
-# rt_busy NR: a real time psync reader among 8 busy level-19 readers at
-# nr_requests NR.  S5 is judged by what the scheduler decides: in those
-# 2 s level 19 goes out only while the real time reader has nothing in the
-# scheduler or the driver and completed its last request grace_rt_ms ago
-# (under emulation, or a debug kernel, the reader sometimes thinks longer
-# than that, and level 19 rightly goes then), and the block layer's p99 for
-# the real time reader's requests stays within 2 x of its p99 on the idle
-# device (two tries).  fio's own p99 is shown beside it: under emulation it
-# also holds the guest's wake-up of the reader after each completion, which
-# grows to milliseconds when the other vCPU sleeps, and that is not what
-# the scheduler decides (make bench judges fio's p99, P4, from many more
-# samples).
+# rt_busy NR [fio]: a real time psync reader among 8 busy level-19 readers
+# at nr_requests NR, which were reading before it started.  S5 is judged
+# by what the scheduler decides: in those 2 s level 19 goes out only while
+# the real time reader has nothing in the scheduler or the driver and
+# completed its last request grace_rt_ms ago (under emulation, or a debug
+# kernel, the reader sometimes thinks longer than that, and level 19
+# rightly goes then), and the block layer's p99 for the real time reader's
+# requests stays within 2 x of its p99 on the idle device (two tries).
+# With "fio", the busy readers also start after the real time reader, and
+# its own p99 (fio's clat, which also holds the guest's wake-up of the
+# reader after each completion) must stay within 2 x of alone, the lower of
+# the two tries' (a guest that stalls makes alone slow too): S9 leaves
+# real time a reserve and the busy readers the rest, so their 32 requests
+# wait in the scheduler and not in the tag allocation, where each slot the
+# reader frees would wake one of them in vain (fio p99 4.1 ms against
+# 1.4 ms alone when they shared an eighth).  Readers that came first hold
+# their slots already and wait for completions instead.  With four slots
+# they sleep there however the slots are split: fio's p99 is shown, and
+# make bench reports it (P4).
 rt_busy() {
-	local nr=$1 idle busy d19 d20 info tries='' sched_ok=1 lat_ok=0 grace e n19 bad rtc
+	local nr=$1 own=${2:-} idle busy late fbusy fidle flate fmin= d19 d20 info tries='' sched_ok=1 lat_ok=0 fio_ok=0 grace n19 bad rtc
 	echo "$nr" >/sys/block/$dev/queue/nr_requests
 	nr=$(cat /sys/block/$dev/queue/nr_requests)
 	for _ in 1 2; do
@@ -117,13 +132,22 @@ rt_busy() {
 		d20=$(delta "$(cat "$tmp/rt-busy.a")" "$(cat "$tmp/rt-busy.b")" 20 dispatched)
 		grace=$(tunable $dev grace_rt_ms)
 		read -r n19 bad rtc < <(early "$tmp/rt-busy.trace" "$grace")
-		info="block layer p99 $busy us among them, $idle us alone; fio p99 $(p99 "$tmp/rt-busy.json") us among them, $(p99 "$tmp/rt-idle.json") us alone; in 2 s level 20 dispatched $d20, level 19 $d19; traced: $rtc real time completions, $n19 level-19 starts, $bad of them while real time was pending or within grace_rt_ms ($grace ms) of its last completion"
+		fbusy=$(p99 "$tmp/rt-busy.json") fidle=$(p99 "$tmp/rt-idle.json")
+		info="block layer p99 $busy us among them, $idle us alone; fio p99 $fbusy us among them, $fidle us alone"
+		if [ -n "$own" ]; then
+			late=$(rt_run rt-late late)
+			kill $busy_pid
+			wait
+			flate=$(p99 "$tmp/rt-late.json")
+			info+="; readers started after it: fio p99 $flate us, block layer p99 $late us, level 19 held $(counter "$(cat "$tmp/rt-late.b")" 19 held) slots"
+			[ "$fidle" -gt 0 ] && { [ -z "$fmin" ] || [ "$fidle" -lt "$fmin" ]; } && fmin=$fidle
+			[ -n "$fmin" ] && [ "$flate" -gt 0 ] && [ "$flate" -le $((fmin * 2)) ] && fio_ok=1
+		fi
+		info+="; in 2 s level 20 dispatched $d20, level 19 $d19; traced: $rtc real time completions, $n19 level-19 starts, $bad of them while real time was pending or within grace_rt_ms ($grace ms) of its last completion"
 		tries+="${tries:+; }$info"
 		[ "$d20" -ge 100 ] && [ "$rtc" -ge 100 ] && [ "$bad" -eq 0 ] || sched_ok=0
-		if [ "$idle" -gt 0 ] && [ "$busy" -gt 0 ] && [ "$busy" -le $((idle * 2)) ]; then
-			lat_ok=1
-			break
-		fi
+		[ "$idle" -gt 0 ] && [ "$busy" -gt 0 ] && [ "$busy" -le $((idle * 2)) ] && lat_ok=1
+		[ $lat_ok = 1 ] && { [ -z "$own" ] || [ $fio_ok = 1 ]; } && break
 	done
 	if [ $sched_ok = 1 ]; then
 		pass "a real time psync reader among 8 busy readers at nr_requests $nr: level 19 goes out only grace_rt_ms after the reader's last completion ($tries)"
@@ -135,9 +159,15 @@ rt_busy() {
 	else
 		fail "a real time psync reader among 8 busy readers at nr_requests $nr keeps the block layer p99 of its requests within 2 x of idle (two tries)" "$tries"
 	fi
+	[ -n "$own" ] || return 0
+	if [ $fio_ok = 1 ]; then
+		pass "a real time psync reader keeps its own p99 (fio) within 2 x of alone when 8 busy readers start beside it at nr_requests $nr ($tries)"
+	else
+		fail "a real time psync reader keeps its own p99 (fio) within 2 x of alone when 8 busy readers start beside it at nr_requests $nr (two tries)" "$tries"
+	fi
 }
 # The default, then a pool of four slots, one of them the real time reader's.
-rt_busy "$nr"
+rt_busy "$nr" fio
 rt_busy 4
 echo "$nr" >/sys/block/$dev/queue/nr_requests
 done_testing
