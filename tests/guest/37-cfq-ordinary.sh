@@ -7,7 +7,9 @@
 # among 8 busy readers leaves them (next to) no dispatches and keeps the
 # p99 of its requests' time in the block layer within 2 x of idle, at the
 # default nr_requests and with four request slots, the fewest the block
-# layer takes (BLKDEV_MIN_RQ: it turns a smaller nr_requests into 4).
+# layer takes (BLKDEV_MIN_RQ: it turns a smaller nr_requests into 4); at
+# the default, its own p99 stays within 2 x of alone also when the busy
+# readers start after it.
 . "$CFQ_SRC/tests/lib.sh"
 . "$CFQ_SRC/tests/guest/common.sh"
 . "$CFQ_SRC/tests/guest/cfq-common.sh"
