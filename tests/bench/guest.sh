@@ -950,13 +950,11 @@ p4_at() { # DEV NR_REQUESTS DEPTH
 	an p4 "$WORK" "$cfg" | tee -a "$REPORT"
 }
 p4_run() { # SCHED READERS_DEV: one run of P4 in $RUN, the real time reader on $DEV
-	local s=$1 i k rt rtpid ph dev=$DEV
+	local s=$1 i k rt rtpid ph
 	echo "$P4_SKIP" >"$RUN/skip"
-	DEV=$2
 	for i in 1 2 3 4 5 6 7 8; do
-		reader "b$i" "$(prio_cmd "$s" 10)" --ioengine=libaio --iodepth=$depth
+		DEV=$2 reader "b$i" "$(prio_cmd "$s" 10)" --ioengine=libaio --iodepth=$depth
 	done
-	DEV=$dev
 	readers_started
 	kill -STOP "${R_PIDS[@]}"
 	rt=$(prio_cmd "$s" 20)
