@@ -1,4 +1,4 @@
-# S9: request limits.  cfq-prio's default nr_requests is at least 64.
+# S9: request limits.  cfq-prio's default nr_requests is at least 256.
 # While a level-19 reader is present, a flood of level-1 readers may take
 # only max(1, round(nr_requests * 2 / 22)) of the scheduler tags (its weight
 # 2 against 20) plus the one the reader holds, so the level-19 reader never
@@ -19,8 +19,8 @@
 procs=2
 SLOW_DEFAULT=1 test_dev lim0
 # The block layer's default for a device of depth 2 is 4 slots, fewer than
-# a few processes keep in flight; cfq-prio asks for 64.
-expect_eq "cfq-prio's default nr_requests on a device of depth 2 is 64" 64 \
+# a few processes keep in flight; cfq-prio asks for 256.
+expect_eq "cfq-prio's default nr_requests on a device of depth 2 is 256" 256 \
 	"$(cat /sys/block/$dev/queue/nr_requests)"
 sched_set $dev mq-deadline
 expect_eq "... where mq-deadline's is the block layer's 4" 4 "$(cat /sys/block/$dev/queue/nr_requests)"
