@@ -991,7 +991,7 @@ p4_run() { # SCHED READERS_DEV: one run of P4 in $RUN, the real time reader on $
 }
 # p4_readers PREFIX DEV: P4's 8 busy readers, 8 processes forked by one fio
 # (R_PIDS), each reading DEV at depth $depth.  Not 8 fio commands: the main
-# thread of each fio wakes every 10 ms or so to watch its jobs, and under
+# thread of each fio wakes about every 5 ms to watch its jobs, and under
 # emulation 8 of them, 1,500 wake-ups a second, cost the real time reader's
 # p99 a third whatever the scheduler does (build/diag in the notes of
 # issue 9); one costs it nothing that can be told from noise.

@@ -33,12 +33,6 @@ judge_16_11_6 "psync readers at levels 15, 10 and 5 at nr_requests $nr" mix $m15
 mix=$((m15 + m10 + m5)) flat=$((f1 + f2 + f3))
 [ "$flat" -gt 0 ] && echo "# the mix does $mix IOPS, the same readers at one level $flat ($((mix * 100 / flat))%)"
 
-# p99 FILE: the 99th percentile completion latency (us) in fio's json.
-p99() {
-	python3 -c 'import json, sys
-j = json.load(open(sys.argv[1]))
-print(int(j["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"] / 1000))' "$1" 2>/dev/null || echo 0
-}
 
 # busy_start DEV: 8 level-19 readers (libaio, depth 4 each) on DEV, starting.
 busy_start() {

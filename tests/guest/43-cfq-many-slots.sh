@@ -44,9 +44,7 @@ rt_p99() { # OUT: a 6 s real time psync reader on $rdev, its p99 in us
 	ioprio -n 20 -- fio --name=rt --filename=/dev/$rdev --direct=1 --ioengine=psync --rw=randread \
 		--bs=4k --norandommap --randrepeat=0 --time_based --runtime=6 --ramp_time=1 \
 		--output-format=json >"$1" 2>/dev/null
-	python3 -c 'import json, sys
-j = json.load(open(sys.argv[1]))
-print(int(j["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"] / 1000))' "$1" 2>/dev/null || echo 0
+	p99 "$1"
 }
 rdev=many1
 if nullb_create $rdev irqmode=2 completion_nsec=$((nsec / 4)) hw_queue_depth=32 size=1024 &&

@@ -249,3 +249,10 @@ judge_16_11_6() {
 			"IOPS $a : $b : $c -> ${shares:-none}" "dispatched $(cat "$tmp/$tag.d")"
 	fi
 }
+
+# p99 FILE: the 99th percentile completion latency (us) in fio's json.
+p99() {
+	python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+print(int(j["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"] / 1000))' "$1" 2>/dev/null || echo 0
+}
