@@ -71,6 +71,9 @@ rt_run() {
 	trace_stop
 	levels $dev >"$tmp/$tag.b"
 	wait $rt
+	# Readers started here, in the caller's command substitution, are
+	# stopped here: the caller cannot see their pid.
+	[ -z "$late" ] || { kill $busy_pid; wait $busy_pid; }
 	trace_lines >"$tmp/$tag.trace"
 	awk "$AWK_LEVEL$AWK_FIELDS"'
 		ev == "bio_queue" { t[sec] = $1; next }
@@ -132,8 +135,6 @@ rt_busy() {
 		info="block layer p99 $busy us among them, $idle us alone; fio p99 $fbusy us among them, $fidle us alone"
 		if [ -n "$own" ]; then
 			late=$(rt_run rt-late late)
-			kill $busy_pid
-			wait
 			flate=$(p99 "$tmp/rt-late.json")
 			info+="; readers started after it: fio p99 $flate us, block layer p99 $late us, level 19 held $(counter "$(cat "$tmp/rt-late.b")" 19 held) slots"
 			[ "$fidle" -gt 0 ] && { [ -z "$fmin" ] || [ "$fidle" -lt "$fmin" ]; } && fmin=$fidle
@@ -166,4 +167,7 @@ rt_busy() {
 rt_busy "$nr" fio
 rt_busy 4
 echo "$nr" >/sys/block/$dev/queue/nr_requests
+# Readers left running would load the CPU of the tests after this one (the
+# late readers once did, for up to a minute, and test 43's shares failed).
+expect_eq "no fio reader outlives the test" "$(pgrep -x fio | wc -l)" 0
 done_testing
