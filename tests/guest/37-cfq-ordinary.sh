@@ -33,7 +33,6 @@ judge_16_11_6 "psync readers at levels 15, 10 and 5 at nr_requests $nr" mix $m15
 mix=$((m15 + m10 + m5)) flat=$((f1 + f2 + f3))
 [ "$flat" -gt 0 ] && echo "# the mix does $mix IOPS, the same readers at one level $flat ($((mix * 100 / flat))%)"
 
-
 # busy_start DEV: 8 level-19 readers (libaio, depth 4 each) on DEV, starting.
 busy_start() {
 	fio_bg "$tmp/busy" 19 --name=busy --filename=/dev/$1 --direct=1 --ioengine=libaio \
