@@ -92,7 +92,6 @@ wait $ten
 # request picked before the first real time read arrived can reach the
 # device after that read completed (CI saw it once).
 thk=rtidle1
-trap 'test_dev_cleanup; nullb_remove $thk' EXIT
 if ! slow_dev $thk hw_queue_depth=16; then
 	fail "slow null_blk device of 16 slots running cfq-prio"
 	done_testing

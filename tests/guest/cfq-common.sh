@@ -19,8 +19,9 @@ slow_dev() {
 
 # test_dev NAME [ATTR=VALUE...]: the start of a behaviour test.  Makes the
 # slow_dev NAME (dev=NAME) and a scratch folder (tmp), and on exit stops
-# tracing, waits for background jobs and removes both.  A device that cannot
-# be made fails the test, which ends there.
+# tracing, waits for background jobs and removes the folder and every
+# null_blk device the test made.  A device that cannot be made fails the
+# test, which ends there.
 test_dev() {
 	dev=$1
 	tmp=$(mktemp -d)
@@ -31,9 +32,12 @@ test_dev() {
 	fi
 }
 test_dev_cleanup() {
+	local d
 	trace_stop
 	wait
-	nullb_remove "$dev"
+	for d in "${NULLB_MADE[@]}"; do
+		nullb_remove "$d"
+	done
 	rm -rf "$tmp"
 }
 

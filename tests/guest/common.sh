@@ -2,10 +2,13 @@
 
 # nullb_create NAME [ATTR=VALUE...]: a null_blk device made through configfs,
 # /dev/NAME.  memory_backed=1 keeps data (for verify); irqmode=2 with
-# completion_nsec makes a slow device.
+# completion_nsec makes a slow device.  NULLB_MADE lists the names made, for
+# a cleanup on exit.
+NULLB_MADE=()
 nullb_create() {
 	local name=$1 kv dir=/sys/kernel/config/nullb/$1
 	shift
+	NULLB_MADE+=("$name")
 	modprobe null_blk nr_devices=0 || return 1
 	mkdir "$dir" || return 1
 	for kv in "$@"; do
