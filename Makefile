@@ -19,7 +19,7 @@ USERSPACE_SRC := $(wildcard userspace/*.c userspace/*.h userspace/Makefile \
 	userspace/ioprio.1 userspace/*completion)
 
 .PHONY: help deps kernel kernel-export kernel-reset kernel-tree headers userspace tools test-progs image qemu \
-	check demo bench clean distclean
+	check demo bench ab clean distclean
 
 help:
 	@echo "cfq-prio: the CFQ I/O priority scheduler on Linux 6.12, in a QEMU guest"
@@ -28,6 +28,8 @@ help:
 	@echo "  make check         host tests, then the guest test suite in QEMU"
 	@echo "  make qemu          boot the image interactively (also: mkosi qemu)"
 	@echo "  make bench         DESIGN.md section 7, measured in one boot"
+	@echo "  make ab REVS='A B' cfq-prio at kernel-tree revisions A, B (or work) side by"
+	@echo "                     side with mq-deadline under P1's load, in one boot"
 	@echo
 	@echo "  make deps          install the build and run dependencies"
 	@echo "  make kernel        extract the kernel, apply kernel/patches, build"
@@ -107,6 +109,10 @@ demo: image
 bench: image test-progs
 	@scripts/deps.sh qemu plot
 	@TIMEOUT=$${TIMEOUT:-2400} scripts/vm.sh bench
+
+ab: image
+	@scripts/deps.sh qemu
+	@scripts/ab.sh $(REVS)
 
 clean:
 	rm -rf build/kobj-* build/kernel-* build/image build/image-tree \
