@@ -78,6 +78,7 @@ tools:
 # Test programs the guest runs from the shared tree.
 TEST_PROGS := build/tests/ioprio-probe
 test-progs: headers
+	@scripts/deps.sh host
 	@$(MAKE) --no-print-directory $(TEST_PROGS)
 
 build/tests/ioprio-probe: tests/guest/ioprio-probe.c build/headers/include/linux/ioprio.h
