@@ -23,10 +23,11 @@ reader_opts="$io_opts --rw=randread --iodepth=1 --size=64M --time_based --runtim
 # (fio output in $tmp/wWRITER) of SIZE at OFFSET.  Leaves the counters
 # afterwards in s and the writer level's send-backs in n.
 sendback_run() {
-	local arrival=$1 think=$2 writer=$3 reader
+	local arrival=$1 think=$2 writer=$3 reader before
+	before=$(levels $dev)
 	fio_bg "$tmp/r$arrival" "$arrival" --name=r$arrival $reader_opts --offset=256M --thinktime="$think"
 	reader=$FIO_PID
-	wait_for 40 dispatched $dev "$arrival"
+	wait_for 40 dispatched_more "$before" $dev "$arrival"
 	timeout 300 ioprio -n "$writer" -- fio --output-format=terse --terse-version=3 --name=w$writer \
 		$verify_opts --offset="$4" --size="$5" >"$tmp/w$writer" 2>&1
 	kill $reader
@@ -106,14 +107,16 @@ fi
 # writes in, so that all of them wait in the scheduler side by side.
 # strided LEVEL-A LEVEL-B OFFSET-MIB: prints how the counters of the two
 # levels grew: "merged M1 M2 inserted I1 I2 dispatched-while-held D1 D2"
-# (one number each when the levels are the same).
+# (one number each when the levels are the same, and then "aged A" too).
 strided() {
 	local a b s held prev='' cur stable=0 hold pa pb
 	tunable $dev grace_rt_ms 1000
 	tunable $dev aging_ms 60000
+	a=$(levels $dev)
 	fio_bg "$tmp/hold" 20 --name=hold $reader_opts --offset=256M --iodepth=2
 	hold=$FIO_PID
-	wait_for 40 dispatched $dev 20
+	# Real time had dispatches before: wait for this reader's own.
+	wait_for 40 dispatched_more "$a" $dev 20
 	a=$(levels $dev)
 	fio_bg "$tmp/sa" "$1" --name=a $io_opts --rw=write:4k --iodepth=16 \
 		--offset=$(($3 << 20)) --size=128k
@@ -142,7 +145,8 @@ strided() {
 	b=$(levels $dev)
 	if [ "$1" = "$2" ]; then
 		echo "merged $(delta "$a" "$b" "$1" merged) inserted $(delta "$a" "$b" "$1" inserted)" \
-			"dispatched-while-held $(delta "$a" "$held" "$1" dispatched)"
+			"dispatched-while-held $(delta "$a" "$held" "$1" dispatched)" \
+			"aged $(delta "$a" "$b" "$1" aged)"
 	else
 		echo "merged $(delta "$a" "$b" "$1" merged) $(delta "$a" "$b" "$2" merged)" \
 			"inserted $(delta "$a" "$b" "$1" inserted) $(delta "$a" "$b" "$2" inserted)" \

@@ -21,9 +21,11 @@ mark=$(kmsg_mark)
 # rt_load SECONDS: a real time reader that keeps 8 requests queued: the
 # device (2 at a time) never runs out of real time work.
 rt_load() {
+	local before
+	before=$(levels $dev)
 	fio_bg "$tmp/rt" 20 --name=rt $read_opts --ioengine=libaio --iodepth=8 --runtime=$1
 	rt=$FIO_PID
-	wait_for 30 dispatched $dev 20
+	wait_for 30 dispatched_more "$before" $dev 20
 }
 
 # max_clat FILE: the longest completion latency (ms) in fio's json, and
