@@ -3,7 +3,9 @@
 # with mq-deadline in one boot, under P1's load (DESIGN.md section 7).
 #
 #   scripts/ab.sh REV...    REV: a revision of the kernel tree (build/linux-*),
-#                           or "work" for its working file
+#                           "work" for its working file, or the path of a
+#                           scheduler's source file that registers the
+#                           elevator "cfq-prio" (tests/bench/floor-iosched.c)
 #
 # Each revision's block/cfq-prio-iosched.c is built as a module against the
 # guest kernel's build tree (build/kobj-guest), under the elevator name
@@ -19,7 +21,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 say() { echo "ab: $*"; }
 die() { echo "ab: error: $*" >&2; exit 1; }
 
-[ $# -ge 1 ] || die "usage: scripts/ab.sh REV... (revisions of the kernel tree, or work)"
+[ $# -ge 1 ] || die "usage: scripts/ab.sh REV... (revisions of the kernel tree, work, or files)"
 [ $# -le 8 ] || die "at most 8 revisions, got $#"
 ksrc=$(ls -d "$top"/build/linux-*/ 2>/dev/null | head -1)
 ksrc=${ksrc%/}
@@ -44,6 +46,10 @@ for rev in "$@"; do
 		desc="the working file of ${ksrc#"$top"/}"
 		[ -z "$(git -C "$ksrc" status --porcelain --untracked-files=no)" ] || desc="$desc (uncommitted edits)"
 		cp "$ksrc/block/cfq-prio-iosched.c" "$ab/cfqab_$name.c"
+	elif [[ $rev == */* || $rev == *.c ]]; then
+		[ -f "$rev" ] || die "'$rev': no such file"
+		desc="the file $rev"
+		cp "$rev" "$ab/cfqab_$name.c"
 	else
 		sha=$(git -C "$ksrc" rev-parse --verify --quiet "$rev^{commit}") ||
 			die "'$rev' is not a revision of ${ksrc#"$top"/}"
