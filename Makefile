@@ -28,8 +28,9 @@ help:
 	@echo "  make check         host tests, then the guest test suite in QEMU"
 	@echo "  make qemu          boot the image interactively (also: mkosi qemu)"
 	@echo "  make bench         DESIGN.md section 7, measured in one boot"
-	@echo "  make ab REVS='A B' cfq-prio at kernel-tree revisions A, B (or work) side by"
-	@echo "                     side with mq-deadline under P1's load, in one boot"
+	@echo "  make ab REVS='A B' cfq-prio at kernel-tree revisions A, B (or work, or a"
+	@echo "                     scheduler's .c file) side by side with mq-deadline"
+	@echo "                     under P1's load, in one boot"
 	@echo
 	@echo "  make deps          install the build and run dependencies"
 	@echo "  make kernel        extract the kernel, apply kernel/patches, build"
