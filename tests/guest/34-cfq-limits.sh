@@ -98,13 +98,14 @@ waits() {
 # and the seconds the drain took (-1: it did not).
 drain=15
 flood_run() {
-	local flood maxslots=0 maxbusy=0 s b c0 c judged=0 t0 t drained=-1 win=0
+	local flood maxslots=0 maxbusy=0 s b c0 c judged=0 t0 t drained=-1 win=0 before=
+	[ ! -f $sched/levels ] || before=$(levels $dev)
 	fio_bg "$tmp/flood" 1 --name=flood --filename=/dev/$dev --direct=1 --ioengine=libaio \
 		--rw=randread --bs=4k --size=4G --iodepth=64 --numjobs=$procs \
 		--time_based --runtime=120
 	flood=$FIO_PID
 	# mq-deadline (the control) has no per-level counters to wait for.
-	if [ -f $sched/levels ]; then wait_for 40 dispatched $dev 1; else sleep 1; fi
+	if [ -f $sched/levels ]; then wait_for 40 dispatched_more "$before" $dev 1; else sleep 1; fi
 	sleep 2
 	c0=0 c=0
 	[ ! -f $sched/levels ] || c0=$(counter "$(levels $dev)" 1 completed)

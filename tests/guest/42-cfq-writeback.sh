@@ -335,7 +335,7 @@ a=$(levels $dev)
 fio_bg "$tmp/reader" 19 --name=r --filename=/dev/$dev --direct=1 --ioengine=libaio --iodepth=4 \
 	--rw=randread --bs=4k --size=200M --time_based --runtime=300
 reader=$FIO_PID
-wait_for 30 dispatched $dev 19
+wait_for 30 dispatched_more "$a" $dev 19
 timeout 300 ioprio -n 1 -- fio --output-format=terse --terse-version=3 $vopts \
 	--do_verify=1 --rate=8m --end_fsync=1 >"$tmp/v1" 2>&1
 sleep 1

@@ -64,7 +64,9 @@ counter() {
 # delta A B LEVEL COLUMN: how much a counter grew from snapshot A to B.
 delta() { echo $(($(counter "$2" "$3" "$4") - $(counter "$1" "$3" "$4"))); }
 
-# dispatched DEV LEVEL: true once LEVEL has had a request dispatched.
+# dispatched DEV LEVEL: true once LEVEL has had a request dispatched, ever:
+# to wait for a reader started after others of its level, use
+# dispatched_more with a snapshot taken before it starts.
 dispatched() { [ "$(counter "$(levels "$1")" "$2" dispatched)" -gt 0 ]; }
 # dispatched_more SNAPSHOT DEV LEVEL: LEVEL has had dispatches since SNAPSHOT.
 dispatched_more() { [ "$(delta "$1" "$(levels "$2")" "$3" dispatched)" -gt 0 ]; }
