@@ -711,11 +711,14 @@ took() { # START
 # the guest's speed follows the host's load from one second to the next, so
 # one fio run (io_uring, 2 jobs x depth 32) goes on while the scheduler is
 # switched under it (S12) in rounds: every round gives each scheduler a
-# P1_WIN s window after P1_WARM s, in an order reversed every other round,
-# and the ratios are taken within a round, then their median over the rounds.
-# mq-deadline's window is next to cfq-prio's: the host's load changes within
-# seconds, and the ratio that the target judges is the one between them.
-P1_ROUNDS=12 P1_WARM=0.5 P1_WIN=1 P1_RUNS=2
+# P1_WIN s window after P1_WARM s, and the ratios are taken within a round,
+# then their median over the rounds.  mq-deadline's window is next to
+# cfq-prio's, last in the round, the two swapped every other round: the
+# host's load changes within seconds, and the ratio that the target judges
+# is the one between them.  Every window follows a switch: a scheduler that
+# went on from one round into the next measured 7-10 % faster than one just
+# switched to, and the second of two adjacent windows about 5 % slower.
+P1_ROUNDS=16 P1_WARM=0.5 P1_WIN=1 P1_RUNS=2
 # cpu_ticks: USER_HZ ticks all CPUs spent busy (not idle or waiting) so far
 cpu_ticks() {
 	local cpu user nice sys idle iowait irq softirq steal rest
@@ -730,7 +733,7 @@ p1() {
 	local n r s st a ta c i order fpid t0=$(date +%s)
 	DEV=fast
 	section "P1 cost: 4 KiB random reads on null_blk 'fast', io_uring, 2 jobs x depth 32; $P1_RUNS fio runs, in each the scheduler switched under it in" \
-		"$P1_ROUNDS rounds, each scheduler ${P1_WIN} s per round after ${P1_WARM} s (mq-deadline next to cfq-prio, the order reversed every other round); read I/Os from the device's stat, CPU time from /proc/stat, IPIs (function call interrupts: completions sent back to the submitting CPU) from /proc/interrupts"
+		"$P1_ROUNDS rounds, each scheduler ${P1_WIN} s per round after ${P1_WARM} s (mq-deadline next to cfq-prio, last, the two swapped every other round; every window follows a switch); read I/Os from the device's stat, CPU time from /proc/stat, IPIs (function call interrupts: completions sent back to the submitting CPU) from /proc/interrupts"
 	# Instructions and cycles per I/O need a PMU, which an emulated CPU lacks.
 	if perf stat -x, -e instructions -- true 2>&1 | grep -q 'not supported'; then
 		say "  instructions and cycles per I/O: not counted, this CPU has no PMU (QEMU TCG): CPU time per I/O instead"
@@ -753,7 +756,17 @@ p1() {
 		nap 2
 		for ((r = 1; r <= P1_ROUNDS; r++)); do
 			order=("${p1_order[@]}")
-			((r % 2)) || mapfile -t order < <(printf '%s\n' "${p1_order[@]}" | tac)
+			# Swap the last two (mq-deadline and cfq-prio) every other round.
+			if ! ((r % 2)) && [ ${#order[@]} -ge 2 ]; then
+				s=${order[-1]}
+				order[-1]=${order[-2]}
+				order[-2]=$s
+			fi
+			# Not on from the last round: park on another one first.
+			cur_sched $DEV
+			if [ "$CUR" = "${order[0]}" ]; then
+				if [ "$CUR" = none ]; then use $DEV mq-deadline; else use $DEV none; fi
+			fi
 			for s in "${order[@]}"; do
 				use $DEV "$s" || continue
 				nap $P1_WARM
