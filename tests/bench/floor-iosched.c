@@ -86,6 +86,7 @@ static bool floor_has_work(struct blk_mq_hw_ctx *hctx)
 	return !list_empty_careful(&fd->fifo);
 }
 
+/* Nothing to do, but elv_register() refuses an elevator without it. */
 static void floor_finish_request(struct request *rq)
 {
 }

@@ -206,10 +206,9 @@ def p1(path, scheds):
         x = ratios(s, o, run)
         return statistics.median(x) if x else None
     runs = sorted(set(run_of.values()))
-    # Against the peer, three places: the target is 1.00, not 1.00 rounded.
-    fmt = {'mq-deadline': '%.3f'}
     for o in ('none', 'mq-deadline', 'bfq'):
-        g = fmt.get(o, '%.2f')
+        # Against the peer, three places: the target is 1.00, not 1.00 rounded.
+        g = '%.3f' if o == 'mq-deadline' else '%.2f'
         print('  cfq-prio / %-11s %s; both runs %s' % (
             o, ', '.join('run %d %s' % (n, f(r(o, run=n), g)) for n in runs),
             f(r(o), g)))
