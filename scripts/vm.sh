@@ -15,7 +15,9 @@
 #
 # Environment: DEBUG=1 boots the debug kernel; TIMEOUT=seconds bounds the
 # whole run (default 2400); CFQ_TESTS=regex picks guest tests; ACCEL=kvm or
-# tcg overrides the choice of accelerator.
+# tcg overrides the choice of accelerator; ACCEL=icount runs one emulation
+# thread whose guest clock counts instructions (1 ns each), so that time in
+# the guest measures work, not the host's load; SMP=n sets the vCPUs (2).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -65,6 +67,7 @@ boot() {
 	local accel_opt
 	case $1 in
 	kvm) accel_opt=kvm ;;
+	icount) accel_opt="tcg,thread=single -icount shift=0,sleep=off" ;;
 	*) accel_opt=tcg,thread=multi ;;
 	esac
 	rm -rf "$out"
@@ -83,7 +86,7 @@ boot() {
 	# monotonic and the same on every vCPU.
 	say "booting $(cat "$kdir/release") ($1) for '$mode', at most $limit s; console: ${out#"$top"/}/console.log"
 	timeout -k 10 "$limit" qemu-system-x86_64 \
-		-machine q35 -accel "$accel_opt" -cpu max -smp 2 -m 2G \
+		-machine q35 -accel $accel_opt -cpu max -smp "${SMP:-2}" -m 2G \
 		-nodefaults -nographic -no-reboot \
 		-serial "file:$out/console.log" -monitor none \
 		-kernel "$kdir/bzImage" \

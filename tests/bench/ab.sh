@@ -35,7 +35,15 @@ for run in 1 2; do
 		--numjobs=2 --rw=randread --bs=4k --norandommap --randrepeat=0 \
 		--time_based --runtime=3600 >/dev/null 2>&1 &
 	fpid=$!
-	sleep 2
+	# fio starts slower under ACCEL=icount: wait until reads flow.
+	read -r a _ </sys/block/$dev/stat
+	for ((i = 0; i < 60; i++)); do
+		sleep 1
+		read -r b _ </sys/block/$dev/stat
+		[ "$b" -gt "$a" ] && break
+	done
+	[ "$b" -gt "$a" ] || { echo "ab: fio did not start"; kill $fpid; exit 1; }
+	sleep 1
 	for ((r = 1; r <= AB_ROUNDS; r++)); do
 		order=("${scheds[@]}")
 		((r % 2)) || mapfile -t order < <(printf '%s\n' "${scheds[@]}" | tac)
