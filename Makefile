@@ -111,6 +111,9 @@ demo: image
 bench: image test-progs
 	@scripts/deps.sh qemu plot
 	@TIMEOUT=$${TIMEOUT:-2400} scripts/vm.sh bench
+	@echo "bench: P1 instructions per I/O, in a second boot (one vCPU, QEMU -icount)"
+	@ACCEL=icount SMP=1 TIMEOUT=1500 scripts/vm.sh script tests/bench/instructions.sh
+	@{ echo; cat build/script/instructions.txt; } >>build/bench/report.txt
 
 ab: image
 	@scripts/deps.sh qemu
