@@ -14,6 +14,7 @@ set -u
 export LC_ALL=C
 ab=$CFQ_SRC/build/ab
 . "$CFQ_SRC/tests/guest/common.sh"
+. "$CFQ_SRC/tests/bench/p1-load.sh"
 AB_ROUNDS=20
 . "$ab/config"
 dev=fast
@@ -31,18 +32,8 @@ samples=$CFQ_OUT/ab-samples
 t0=$(date +%s)
 for run in 1 2; do
 	echo none >/sys/block/$dev/queue/scheduler
-	fio --name=ab --filename=/dev/$dev --direct=1 --ioengine=io_uring --iodepth=32 \
-		--numjobs=2 --rw=randread --bs=4k --norandommap --randrepeat=0 \
-		--time_based --runtime=3600 >/dev/null 2>&1 &
-	fpid=$!
-	# fio starts slower under ACCEL=icount: wait until reads flow.
-	read -r a _ </sys/block/$dev/stat
-	for ((i = 0; i < 60; i++)); do
-		sleep 1
-		read -r b _ </sys/block/$dev/stat
-		[ "$b" -gt "$a" ] && break
-	done
-	[ "$b" -gt "$a" ] || { echo "ab: fio did not start"; kill $fpid; exit 1; }
+	p1_load_start $dev ab || { echo "ab: fio did not start"; exit 1; }
+	fpid=$P1_LOAD_PID
 	sleep 1
 	for ((r = 1; r <= AB_ROUNDS; r++)); do
 		order=("${scheds[@]}")

@@ -17,6 +17,7 @@
 set -u
 export LC_ALL=C
 . "$CFQ_SRC/tests/guest/common.sh"
+. "$CFQ_SRC/tests/bench/p1-load.sh"
 INSN_ROUNDS=3
 dev=fast
 out=$CFQ_OUT/instructions.txt
@@ -37,17 +38,8 @@ for s in none mq-deadline kyber bfq cfq-prio; do
 	case " $(sched_offered $dev) " in *" $s "*) scheds+=("$s") ;; esac
 done
 echo none >/sys/block/$dev/queue/scheduler
-fio --name=insn --filename=/dev/$dev --direct=1 --ioengine=io_uring --iodepth=32 \
-	--numjobs=2 --rw=randread --bs=4k --norandommap --randrepeat=0 \
-	--time_based --runtime=3600 >/dev/null 2>&1 &
-fpid=$!
-read -r a _ </sys/block/$dev/stat
-for ((i = 0; i < 60; i++)); do
-	sleep 1
-	read -r b _ </sys/block/$dev/stat
-	[ "$b" -gt "$a" ] && break
-done
-[ "$b" -gt "$a" ] || { echo "insn: error: fio did not start"; kill $fpid; exit 1; }
+p1_load_start $dev insn || { echo "insn: error: fio did not start"; exit 1; }
+fpid=$P1_LOAD_PID
 for ((r = 1; r <= INSN_ROUNDS; r++)); do
 	order=("${scheds[@]}")
 	((r % 2)) || mapfile -t order < <(printf '%s\n' "${scheds[@]}" | tac)
